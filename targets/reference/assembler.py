@@ -1,0 +1,299 @@
+"""The reference assembler: bytes of a chat.completion.chunk stream in, calls out.
+
+Theory of operation
+-------------------
+
+The assembler is sans-IO, in the manner of h11: a caller feeds it whatever
+the network gave (:meth:`Assembler.feed`), tells it when the stream ended
+(:meth:`Assembler.close`), and gets back :mod:`events`.  It never reads a
+socket, never sleeps, and never runs a tool.
+
+Bytes go through three layers, each of which only sees what the one below
+finished:
+
+1. **Transport.**  :class:`sse.SSEDecoder` turns reads into SSE events.  A
+   read is never a delta; only a dispatched event's ``data`` is.
+2. **Chunks.**  Each data payload is one ``chat.completion.chunk`` JSON
+   object.  ``[DONE]`` ends the stream.  A payload with an ``error`` member,
+   or an SSE event named ``error``, ends it with ``server_error``.  A payload
+   that is not a well-formed chunk ends it with ``bad_chunk``.  An empty
+   payload is a keep-alive.
+3. **Assembly.**  One record per (choice, tool-call index).  A record keeps
+   the first non-empty id and name it is given, whichever fragment carries
+   them; later fragments extend the same record; argument fragments are
+   appended as strings and never parsed here.  Ambiguous shapes seen in the
+   wild are resolved like this:
+
+   * an entry whose index names an existing record extends it, unless it
+     carries both a name and an id and the record already has a different
+     id: then it is a new call on the same index (servers that put every
+     call on index 0);
+   * an entry without an index extends the choice's latest record, unless it
+     carries a name and repeats no id of that record (an absent id repeats
+     nothing): then it opens a new record, numbered by its position in the
+     choice;
+   * ``""`` ids and names count as absent; an integer id is kept as text.
+
+A choice's calls are finished when that choice reports ``finish_reason``
+``tool_calls`` or ``stop``; any other reason (``length``,
+``content_filter``) finishes the choice without completing them.  Statuses
+are decided once, when the stream ends: finished calls are parsed and
+checked (:mod:`verdict`); everything else is ``incomplete``.  A stream that
+ends in an error keeps the calls of choices that had already finished.  A
+stream that passes a bound keeps nothing complete: its bytes cannot be
+trusted.
+
+The three bounds (:class:`harness.model.Limits`) are fixed before the first
+byte.  Exactly the first ``max_stream_bytes`` bytes are processed, whatever
+the reads, so where a stream stops never depends on how it was cut.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+import orjson
+
+from harness.model import (
+    INCOMPLETE,
+    Call,
+    Limits,
+    Outcome,
+    StreamError,
+    Tool,
+)
+from targets.reference.events import (
+    ArgumentsAppended,
+    CallOpened,
+    ChoiceFinished,
+    ChunkReceived,
+    Event,
+    StreamEnded,
+)
+from targets.reference.sse import SSEDecoder
+from targets.reference.verdict import ToolBook, join_surrogates
+
+__all__ = ["Assembler", "StreamStopped", "COMPLETING_REASONS"]
+
+#: The finish reasons that complete a choice's calls.
+COMPLETING_REASONS = frozenset({"tool_calls", "stop"})
+
+_BOUND_ERRORS = frozenset({"too_many_events", "arguments_too_large", "stream_too_large"})
+
+
+class StreamStopped(Exception):
+    """Raised inside the assembler to end the stream with an error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.error = StreamError(code, message)
+
+
+class _Record:
+    __slots__ = ("choice", "index", "id", "name", "parts", "nbytes")
+
+    def __init__(self, choice: int, index: int) -> None:
+        self.choice = choice
+        self.index = index
+        self.id: str | None = None
+        self.name: str | None = None
+        self.parts: list[str] = []
+        self.nbytes = 0
+
+
+class Assembler:
+    """Feed it reads, close it at end of stream, read :attr:`outcome`."""
+
+    def __init__(self, tools: Iterable[Tool] = (), limits: Limits = Limits()) -> None:
+        self.limits = limits
+        self._book = ToolBook(tools)
+        self._sse = SSEDecoder()
+        self._bytes = 0
+        self._events = 0
+        self._records: list[_Record] = []
+        self._by_key: dict[tuple[int, int], _Record] = {}
+        self._latest: dict[int, _Record] = {}
+        self._opened: dict[int, int] = {}
+        self._finished: dict[int, str] = {}
+        self._out: list[Event] = []
+        #: None while the stream is open; the outcome once it has ended.
+        self.outcome: Outcome | None = None
+
+    # -- the public surface -------------------------------------------------
+
+    def feed(self, data: bytes) -> list[Event]:
+        if self.outcome is not None:
+            return []
+        out = self._out = []
+        room = self.limits.max_stream_bytes - self._bytes
+        self._bytes += len(data)
+        over = len(data) > room
+        if over:
+            data = data[:room]
+        try:
+            for sse in self._sse.feed(data):
+                self._dispatch(sse.event, sse.data)
+                if self.outcome is not None:
+                    return out
+            if over:
+                raise StreamStopped("stream_too_large",
+                                    f"the stream passed {self.limits.max_stream_bytes} bytes")
+        except StreamStopped as stop:
+            self._end(stop.error)
+        return out
+
+    def close(self) -> list[Event]:
+        """End of stream.  An event without its closing blank line is discarded."""
+        if self.outcome is not None:
+            return []
+        out = self._out = []
+        self._sse.close()
+        self._end(None)
+        return out
+
+    # -- chunks ---------------------------------------------------------------
+
+    def _dispatch(self, event: str, payload: bytes) -> None:
+        self._events += 1
+        if self._events > self.limits.max_events:
+            raise StreamStopped("too_many_events", f"more than {self.limits.max_events} events")
+        if event == "error":
+            raise StreamStopped("server_error", payload.decode("utf-8", "replace")[:500])
+        if payload == b"[DONE]":
+            self._end(None)
+            return
+        try:
+            chunk = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            chunk = _parse_slowly(payload)
+        if type(chunk) is not dict:
+            raise StreamStopped("bad_chunk", f"payload is not a JSON object: {payload[:120]!r}")
+        self._out.append(ChunkReceived(chunk))
+        error = chunk.get("error")
+        if error is not None:
+            raise StreamStopped("server_error", _error_message(error))
+        choices = chunk.get("choices")
+        if choices is None:
+            return  # usage or annotation chunk
+        if type(choices) is not list:
+            raise StreamStopped("bad_chunk", "choices is not a list")
+        for choice in choices:
+            if type(choice) is not dict:
+                raise StreamStopped("bad_chunk", "a choice is not an object")
+            ci = choice.get("index")
+            if ci is None:
+                ci = 0
+            elif type(ci) is not int:
+                raise StreamStopped("bad_chunk", f"choice index {ci!r} is not an integer")
+            delta = choice.get("delta")
+            if delta:
+                if type(delta) is not dict:
+                    raise StreamStopped("bad_chunk", "delta is not an object")
+                entries = delta.get("tool_calls")
+                if entries:
+                    if type(entries) is not list:
+                        raise StreamStopped("bad_chunk", "tool_calls is not a list")
+                    if ci in self._finished:
+                        raise StreamStopped("late_fragment", f"tool call for choice {ci} after it finished")
+                    for entry in entries:
+                        self._entry(ci, entry)
+            reason = choice.get("finish_reason")
+            if reason is not None and ci not in self._finished:
+                if type(reason) is not str:
+                    raise StreamStopped("bad_chunk", f"finish_reason {reason!r} is not a string")
+                self._finished[ci] = reason
+                self._out.append(ChoiceFinished(ci, reason))
+
+    # -- assembly ---------------------------------------------------------------
+
+    def _entry(self, ci: int, entry: Any) -> None:
+        if type(entry) is not dict:
+            raise StreamStopped("bad_chunk", "a tool_calls entry is not an object")
+        index = entry.get("index")
+        if index is not None and type(index) is not int:
+            raise StreamStopped("bad_chunk", f"tool call index {index!r} is not an integer")
+        call_id = entry.get("id")
+        if call_id is not None and type(call_id) is not str:
+            if type(call_id) is not int:
+                raise StreamStopped("bad_chunk", f"tool call id {call_id!r} is not a string")
+            call_id = str(call_id)
+        function = entry.get("function")
+        name = arguments = None
+        if function is not None:
+            if type(function) is not dict:
+                raise StreamStopped("bad_chunk", "function is not an object")
+            name = function.get("name")
+            arguments = function.get("arguments")
+            if name is not None and type(name) is not str:
+                raise StreamStopped("bad_chunk", f"function name {name!r} is not a string")
+            if arguments is not None and type(arguments) is not str:
+                raise StreamStopped("bad_chunk", "function arguments are not a string")
+        record = self._locate(ci, index, call_id or None, name or None)
+        if call_id and record.id is None:
+            record.id = call_id
+        if name and record.name is None:
+            record.name = name
+        if arguments:
+            record.nbytes += len(arguments) if arguments.isascii() else len(
+                arguments.encode("utf-8", "surrogatepass"))
+            if record.nbytes > self.limits.max_argument_bytes:
+                raise StreamStopped("arguments_too_large",
+                                    f"call {record.choice}/{record.index} passed "
+                                    f"{self.limits.max_argument_bytes} bytes of arguments")
+            record.parts.append(arguments)
+            self._out.append(ArgumentsAppended(ci, record.index, arguments))
+
+    def _locate(self, ci: int, index: int | None, call_id: str | None, name: str | None) -> _Record:
+        if index is None:
+            latest = self._latest.get(ci)
+            if latest is not None and not (name and (call_id is None or call_id != latest.id)):
+                return latest
+            index = self._opened.get(ci, 0)
+        else:
+            record = self._by_key.get((ci, index))
+            if record is not None and not (
+                name and call_id and record.id is not None and call_id != record.id
+            ):
+                return record
+        record = _Record(ci, index)
+        self._records.append(record)
+        self._by_key[(ci, index)] = record
+        self._latest[ci] = record
+        self._opened[ci] = self._opened.get(ci, 0) + 1
+        self._out.append(CallOpened(ci, index, call_id, name))
+        return record
+
+    # -- the end ------------------------------------------------------------------
+
+    def _end(self, error: StreamError | None) -> None:
+        trusted = error is None or error.code not in _BOUND_ERRORS
+        calls = []
+        for r in self._records:
+            arguments = join_surrogates("".join(r.parts))
+            if trusted and self._finished.get(r.choice) in COMPLETING_REASONS:
+                status = self._book.status(r.name, arguments)
+            else:
+                status = INCOMPLETE
+            calls.append(Call(r.choice, r.index, r.id, r.name, arguments, status))
+        self.outcome = Outcome(tuple(calls), error)
+        self._out.append(StreamEnded(self.outcome))
+
+
+def _parse_slowly(payload: bytes) -> Any:
+    # orjson refuses lone surrogate escapes (servers slicing UTF-16 send them)
+    # and invalid UTF-8 (which SSE decodes to U+FFFD): both are still chunks.
+    try:
+        return json.loads(payload.decode("utf-8", "replace"), parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise StreamStopped("bad_chunk", f"payload is not JSON: {payload[:120]!r}") from None
+
+
+def _no_constant(token: str) -> Any:
+    raise ValueError(token)
+
+
+def _error_message(error: Any) -> str:
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"][:500]
+    return json.dumps(error, ensure_ascii=False)[:500]
