@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"stop after N bytes of stream (default {defaults.max_stream_bytes})")
     p.add_argument("--max-argument-bytes", type=_positive, default=defaults.max_argument_bytes, metavar="N",
                    help=f"stop when one call's arguments pass N bytes (default {defaults.max_argument_bytes})")
+    p.add_argument("--read-size", type=_positive, default=READ_SIZE, metavar="N",
+                   help=f"feed the stream in network reads of N bytes, to replay read cuts (default {READ_SIZE})")
     p.set_defaults(run=run)
 
 
@@ -60,11 +62,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(f"{args.tools}: {e}") from None
     if args.stream == "-":
-        _pump(sys.stdin.buffer, assembler)
+        _pump(sys.stdin.buffer, assembler, args.read_size)
     else:
         try:
             with open(args.stream, "rb") as f:
-                _pump(f, assembler)
+                _pump(f, assembler, args.read_size)
         except OSError as e:
             raise UsageError(f"{args.stream}: cannot read: {e.strerror or e}") from None
     outcome = assembler.outcome
@@ -74,11 +76,11 @@ def run(args: argparse.Namespace) -> int:
     return 1 if outcome.error is not None else 0
 
 
-def _pump(source: BinaryIO, assembler: Assembler) -> None:
+def _pump(source: BinaryIO, assembler: Assembler, size: int) -> None:
     # Read by blocks, never the whole file: memory is bounded by the stream
     # bound and what the calls hold, not by the size of the capture.
     while assembler.outcome is None:
-        block = source.read(READ_SIZE)
+        block = source.read(size)
         if not block:
             assembler.close()
             return

@@ -26,7 +26,7 @@ __all__ = [
 
 def assemble(reads: Iterable[bytes], tools: Iterable[Tool] = (), limits: Limits = Limits()) -> Outcome:
     """Run the reference over network reads and return the outcome."""
-    assembler = Assembler(tools, limits)
+    assembler = Assembler(tools, limits, events=False)
     for read in reads:
         assembler.feed(read)
         if assembler.outcome is not None:

@@ -90,6 +90,10 @@ class StreamStopped(Exception):
         self.error = StreamError(code, message)
 
 
+class _Ended(Exception):
+    """Unwinds the SSE decoder once ``[DONE]`` has ended the stream."""
+
+
 class _Record:
     __slots__ = ("choice", "index", "id", "name", "parts", "nbytes")
 
@@ -103,73 +107,99 @@ class _Record:
 
 
 class Assembler:
-    """Feed it reads, close it at end of stream, read :attr:`outcome`."""
+    """Feed it reads, close it at end of stream, read :attr:`outcome`.
 
-    def __init__(self, tools: Iterable[Tool] = (), limits: Limits = Limits()) -> None:
+    With ``events=False`` :meth:`feed` and :meth:`close` return empty lists
+    and only :attr:`outcome` is kept: the same assembly, without building an
+    event object per fragment, for callers that want the result alone.
+    """
+
+    def __init__(self, tools: Iterable[Tool] = (), limits: Limits = Limits(), *, events: bool = True) -> None:
         self.limits = limits
         self._book = ToolBook(tools)
         self._sse = SSEDecoder()
-        self._bytes = 0
-        self._events = 0
+        self._pending = self._sse._pending  # the short path for tiny reads appends here directly
+        self._short_path = False
+        self._room = limits.max_stream_bytes
+        self._events_left = limits.max_events
         self._records: list[_Record] = []
         self._by_key: dict[tuple[int, int], _Record] = {}
         self._latest: dict[int, _Record] = {}
         self._opened: dict[int, int] = {}
         self._finished: dict[int, str] = {}
+        self._want_events = events
         self._out: list[Event] = []
+        self._emit = self._out.append if events else None
         #: None while the stream is open; the outcome once it has ended.
         self.outcome: Outcome | None = None
 
     # -- the public surface -------------------------------------------------
 
     def feed(self, data: bytes) -> list[Event]:
+        # Reads of a few bytes with no line end only extend the pending line;
+        # taking them here keeps one-byte reads cheap.
+        if self._short_path and 10 not in data and 13 not in data and len(data) <= self._room:
+            self._room -= len(data)
+            self._pending += data
+            return []
         if self.outcome is not None:
             return []
-        out = self._out = []
-        room = self.limits.max_stream_bytes - self._bytes
-        self._bytes += len(data)
-        over = len(data) > room
+        out = self._begin()
+        over = len(data) > self._room
         if over:
-            data = data[:room]
+            data = data[: self._room]
+        self._room -= len(data)
         try:
-            for sse in self._sse.feed(data):
-                self._dispatch(sse.event, sse.data)
-                if self.outcome is not None:
-                    return out
+            self._sse.feed_into(data, self._dispatch)
             if over:
                 raise StreamStopped("stream_too_large",
                                     f"the stream passed {self.limits.max_stream_bytes} bytes")
+        except _Ended:
+            pass
         except StreamStopped as stop:
             self._end(stop.error)
+        self._short_path = self.outcome is None and self._sse.settled
         return out
 
     def close(self) -> list[Event]:
         """End of stream.  An event without its closing blank line is discarded."""
         if self.outcome is not None:
             return []
-        out = self._out = []
+        out = self._begin()
+        self._short_path = False
         self._sse.close()
         self._end(None)
+        return out
+
+    def _begin(self) -> list[Event]:
+        if not self._want_events:
+            return []
+        out = self._out = []
+        self._emit = out.append
         return out
 
     # -- chunks ---------------------------------------------------------------
 
     def _dispatch(self, event: str, payload: bytes) -> None:
-        self._events += 1
-        if self._events > self.limits.max_events:
+        self._events_left -= 1
+        if self._events_left < 0:
             raise StreamStopped("too_many_events", f"more than {self.limits.max_events} events")
         if event == "error":
             raise StreamStopped("server_error", payload.decode("utf-8", "replace")[:500])
         if payload == b"[DONE]":
             self._end(None)
-            return
+            raise _Ended
+        if not payload or payload.isspace():
+            return  # keep-alive sent as data
         try:
             chunk = orjson.loads(payload)
         except orjson.JSONDecodeError:
             chunk = _parse_slowly(payload)
         if type(chunk) is not dict:
             raise StreamStopped("bad_chunk", f"payload is not a JSON object: {payload[:120]!r}")
-        self._out.append(ChunkReceived(chunk))
+        emit = self._emit
+        if emit is not None:
+            emit(ChunkReceived(chunk))
         error = chunk.get("error")
         if error is not None:
             raise StreamStopped("server_error", _error_message(error))
@@ -187,14 +217,14 @@ class Assembler:
             elif type(ci) is not int:
                 raise StreamStopped("bad_chunk", f"choice index {ci!r} is not an integer")
             delta = choice.get("delta")
-            if delta:
+            if delta is not None:
                 if type(delta) is not dict:
                     raise StreamStopped("bad_chunk", "delta is not an object")
                 entries = delta.get("tool_calls")
-                if entries:
+                if entries is not None:
                     if type(entries) is not list:
                         raise StreamStopped("bad_chunk", "tool_calls is not a list")
-                    if ci in self._finished:
+                    if entries and ci in self._finished:
                         raise StreamStopped("late_fragment", f"tool call for choice {ci} after it finished")
                     for entry in entries:
                         self._entry(ci, entry)
@@ -203,7 +233,8 @@ class Assembler:
                 if type(reason) is not str:
                     raise StreamStopped("bad_chunk", f"finish_reason {reason!r} is not a string")
                 self._finished[ci] = reason
-                self._out.append(ChoiceFinished(ci, reason))
+                if emit is not None:
+                    emit(ChoiceFinished(ci, reason))
 
     # -- assembly ---------------------------------------------------------------
 
@@ -229,7 +260,11 @@ class Assembler:
                 raise StreamStopped("bad_chunk", f"function name {name!r} is not a string")
             if arguments is not None and type(arguments) is not str:
                 raise StreamStopped("bad_chunk", "function arguments are not a string")
-        record = self._locate(ci, index, call_id or None, name or None)
+        if name or call_id or index is None:
+            record = self._locate(ci, index, call_id or None, name or None)
+        else:
+            # A continuation fragment, the bulk of every stream.
+            record = self._by_key.get((ci, index)) or self._locate(ci, index, None, None)
         if call_id and record.id is None:
             record.id = call_id
         if name and record.name is None:
@@ -242,7 +277,8 @@ class Assembler:
                                     f"call {record.choice}/{record.index} passed "
                                     f"{self.limits.max_argument_bytes} bytes of arguments")
             record.parts.append(arguments)
-            self._out.append(ArgumentsAppended(ci, record.index, arguments))
+            if self._emit is not None:
+                self._emit(ArgumentsAppended(ci, record.index, arguments))
 
     def _locate(self, ci: int, index: int | None, call_id: str | None, name: str | None) -> _Record:
         if index is None:
@@ -261,7 +297,8 @@ class Assembler:
         self._by_key[(ci, index)] = record
         self._latest[ci] = record
         self._opened[ci] = self._opened.get(ci, 0) + 1
-        self._out.append(CallOpened(ci, index, call_id, name))
+        if self._emit is not None:
+            self._emit(CallOpened(ci, index, call_id, name))
         return record
 
     # -- the end ------------------------------------------------------------------
@@ -277,7 +314,9 @@ class Assembler:
                 status = INCOMPLETE
             calls.append(Call(r.choice, r.index, r.id, r.name, arguments, status))
         self.outcome = Outcome(tuple(calls), error)
-        self._out.append(StreamEnded(self.outcome))
+        self._short_path = False
+        if self._emit is not None:
+            self._emit(StreamEnded(self.outcome))
 
 
 def _parse_slowly(payload: bytes) -> Any:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 __all__ = ["SSEEvent", "SSEDecoder"]
 
@@ -74,13 +75,31 @@ class SSEDecoder:
         return self._last_id
 
     def feed(self, data: bytes) -> list[SSEEvent]:
+        out: list[SSEEvent] = []
+        self.feed_into(data, lambda event, payload: out.append(SSEEvent(payload, event, self._last_id)))
+        return out
+
+    @property
+    def settled(self) -> bool:
+        """True when the next read, if it holds no CR or LF, only extends the pending line.
+
+        The assembler uses this to take one-byte reads on a short path.
+        """
+        return not self._bom_undecided and not self._skip_lf
+
+    def feed_into(self, data: bytes, emit: Callable[[str, bytes], object]) -> None:
+        """Like :meth:`feed`, but hands each event's type and data to ``emit`` instead of building events.
+
+        ``emit`` may raise to stop decoding; the decoder's state is then
+        undefined, and the caller is expected to stop feeding it.
+        """
         if self._bom_undecided:
             if self._pending:
                 data = bytes(self._pending) + data
                 self._pending.clear()
             if len(data) < len(_BOM) and _BOM.startswith(data):
                 self._pending += data  # not enough bytes yet to know
-                return []
+                return
             self._bom_undecided = False
             if data.startswith(_BOM):
                 data = data[len(_BOM):]
@@ -88,19 +107,19 @@ class SSEDecoder:
             self._skip_lf = False
             if data[0] == 0x0A:
                 data = data[1:]
-        if b"\r" in data:
+        if 13 in data:  # CR; an int test is much cheaper than a bytes one on tiny reads
             lines = _EOL.split(data)
             self._skip_lf = data.endswith(b"\r")
-        elif b"\n" in data:
+        elif 10 in data:
             lines = data.split(b"\n")
         else:
             self._pending += data
-            return []
+            return
         if self._pending:
             lines[0] = bytes(self._pending) + lines[0]
             self._pending.clear()
         self._pending += lines.pop()
-        return self._lines(lines)
+        self._lines(lines, emit)
 
     def close(self) -> list[SSEEvent]:
         """End of stream: the unterminated line and the undispatched event are discarded."""
@@ -109,19 +128,21 @@ class SSEDecoder:
         self._event = ""
         return []
 
-    def _lines(self, lines: list[bytes]) -> list[SSEEvent]:
-        out: list[SSEEvent] = []
+    def _lines(self, lines: list[bytes], emit: Callable[[str, bytes], object]) -> None:
         data = self._data
         for line in lines:
             if not line:
                 if data:
-                    out.append(SSEEvent(b"\n".join(data), self._event or "message", self._last_id))
-                    data = self._data = []
-                self._event = ""
+                    # Reset before emitting: emit may raise to end the stream.
+                    self._data = []
+                    event, self._event = self._event or "message", ""
+                    emit(event, data[0] if len(data) == 1 else b"\n".join(data))
+                    data = self._data
+                else:
+                    self._event = ""
                 continue
-            if line.startswith(b"data:"):
-                value = line[5:]
-                data.append(value[1:] if value[:1] == b" " else value)
+            if line.startswith(b"data: "):
+                data.append(line[6:])
                 continue
             if line[0] == 0x3A:  # ':' comment
                 continue
@@ -138,4 +159,3 @@ class SSEDecoder:
             elif name == b"retry":
                 if value.isdigit():  # bytes.isdigit is ASCII digits only
                     self.retry = int(value)
-        return out
