@@ -1,0 +1,204 @@
+"""``toolfuzz run``: search for divergences, shrink each, write it as a fixture."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from hypothesis.errors import InvalidArgument
+
+from harness.errors import UsageError
+from harness.findings import save
+from harness.fixture import write_atomic
+from harness.search import Finding, SearchStats, plain_features, search
+from harness.targetspec import default_targets, resolve_all
+from harness.toolfile import ToolFileError, load_tools
+from targets.base import Target
+
+DEFAULT_BUDGET = 100.0
+DEFAULT_EXAMPLES = 2000
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run", help="generate streams, run targets side by side, shrink and save every divergence",
+        description="Generate streams whose outcome is known by construction, run every target on each, and "
+        "shrink every distinct divergence into a fixture file. Exit 0 when nothing diverged, 1 when something "
+        "did, 2 for a usage or input error.")
+    p.add_argument("--target", action="append", default=[], metavar="SPEC",
+                   help="a built-in target name, 'selftest', module:attr or path/file.py:attr (repeatable; "
+                   "default: every installed built-in target)")
+    p.add_argument("--level", choices=("events", "bytes"), default="events",
+                   help="what a plain-function target is handed: parsed chunks (events) or network reads (bytes)")
+    p.add_argument("--profile", action="append", default=None, metavar="NAME",
+                   help="restrict call shapes to this profile (repeatable; see toolfuzz profiles)")
+    p.add_argument("--tools", metavar="FILE", help="tool schemas to generate from (default: the bundled corpus)")
+    p.add_argument("--max-examples", type=_positive_int, default=DEFAULT_EXAMPLES, metavar="N",
+                   help=f"examples to generate at most (default {DEFAULT_EXAMPLES})")
+    p.add_argument("--budget", type=_positive_float, default=DEFAULT_BUDGET, metavar="SECONDS",
+                   help=f"time to search at most; shrinking a finding may run past it (default {DEFAULT_BUDGET:g})")
+    p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for a reproducible run (default: random)")
+    p.add_argument("--timeout", type=_positive_float, default=5.0, metavar="SECONDS",
+                   help="time limit per case per target (default 5)")
+    p.add_argument("--findings", default="findings", metavar="DIR", help="where fixtures go (default findings/)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    p.add_argument("--junit", metavar="FILE", help="also write the summary as JUnit XML")
+    p.set_defaults(run=run)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} is not positive")
+    return n
+
+
+def _positive_float(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not x > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not positive")
+    return x
+
+
+def run(args: argparse.Namespace) -> int:
+    targets = resolve_all(args.target, args.level) if args.target else default_targets()
+    tools = None
+    if args.tools:
+        try:
+            tools = load_tools(args.tools)
+        except ToolFileError as e:
+            raise UsageError(str(e)) from None
+    import strategies  # the harness is the one place that knows both halves
+
+    try:
+        strategy = strategies.cases(tools=tools, profiles=args.profile)
+        plain = plain_features(strategy)
+    except InvalidArgument as e:
+        raise UsageError(str(e)) from None
+    seed = args.seed if args.seed is not None else random.randrange(2**32)
+    root = Path(args.findings)
+    progress = _Progress(sys.stderr, targets)
+    progress.line(f"toolfuzz run: {len(targets)} target{'s' * (len(targets) != 1)}, seed {seed} "
+                  f"(rerun with --seed {seed}), up to {args.max_examples} examples or {args.budget:g} s")
+    saved: list[tuple[Finding, Path, str]] = []
+
+    def on_finding(finding: Finding) -> None:
+        path, what = save(root, finding, seed)
+        saved.append((finding, path, what))
+        progress.finding(finding, path, what)
+
+    findings, stats = search(targets, strategy, max_examples=args.max_examples, budget=args.budget, seed=seed,
+                             timeout=args.timeout, on_finding=on_finding, on_progress=progress.update,
+                             plain=plain)
+    progress.done(stats)
+    summary = _summary(targets, saved, stats, seed)
+    if args.json:
+        json.dump(summary, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(_table(targets, saved, stats))
+    if args.junit:
+        write_atomic(args.junit, _junit(targets, saved, stats))
+    return 1 if findings else 0
+
+
+class _Progress:
+    """A live line on a terminal; plain lines, now and then, when stderr is a file or a pipe."""
+
+    def __init__(self, stream, targets: list[Target]) -> None:
+        self.stream = stream
+        self.live = stream.isatty() and os.environ.get("TERM") != "dumb"
+        self.last_plain = 0.0
+        self.width = 0
+
+    def line(self, text: str) -> None:
+        self._clear()
+        print(text, file=self.stream, flush=True)
+
+    def _clear(self) -> None:
+        if self.live and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.width = 0
+
+    def update(self, stats: SearchStats) -> None:
+        found = sum(stats.divergences.values())
+        text = f"{stats.examples} examples, {found} divergence{'s' * (found != 1)}, {stats.elapsed:.0f} s"
+        if self.live:
+            self._clear()
+            self.stream.write(text)
+            self.stream.flush()
+            self.width = len(text)
+        elif time.monotonic() - self.last_plain >= 10:
+            self.last_plain = time.monotonic()
+            print(text, file=self.stream, flush=True)
+
+    def finding(self, finding: Finding, path: Path, what: str) -> None:
+        note = "" if what == "written" else " (a smaller fixture was already there)"
+        self.line(f"diverges: {finding.signature}\n  {finding.divergence.detail}\n"
+                  f"  -> {path}{note}\n  toolfuzz show {path}")
+
+    def done(self, stats: SearchStats) -> None:
+        self._clear()
+        why = {"exhausted": "a round found nothing new", "examples": "examples spent", "budget": "time spent",
+               "rounds": "round limit"}.get(stats.stopped_by, stats.stopped_by)
+        print(f"done: {stats.examples} examples in {stats.rounds} round{'s' * (stats.rounds != 1)}, "
+              f"{stats.elapsed:.1f} s ({why})", file=self.stream, flush=True)
+        for message in stats.flaky:
+            print(f"flaky: {message}", file=self.stream)
+
+
+def _summary(targets: list[Target], saved, stats: SearchStats, seed: int) -> dict:
+    return {
+        "seed": seed,
+        "examples": stats.examples,
+        "seconds": round(stats.elapsed, 3),
+        "stopped_by": stats.stopped_by,
+        "targets": [{"name": t.name, "level": t.level, "version": t.version,
+                     "seconds_in_target": round(stats.seconds_in.get(t.name, 0.0), 3),
+                     "divergences": [{"signature": f.signature, "kind": f.divergence.kind,
+                                      "detail": f.divergence.detail, "fixture": str(p), "file": what}
+                                     for f, p, what in saved if f.target.name == t.name]}
+                    for t in targets],
+        "flaky": stats.flaky,
+    }
+
+
+def _table(targets: list[Target], saved, stats: SearchStats) -> str:
+    rows = [("target", "level", "divergences", "kinds", "time in target")]
+    for t in targets:
+        mine = [f for f, _, _ in saved if f.target.name == t.name]
+        kinds = ", ".join(sorted({f.divergence.kind for f in mine})) or "-"
+        rows.append((t.name, t.level, str(len(mine)), kinds, f"{stats.seconds_in.get(t.name, 0.0):.2f} s"))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    total = len(saved)
+    lines.append("")
+    lines.append(f"{total} divergence{'s' * (total != 1)} in {stats.examples} examples" if total
+                 else f"no divergence in {stats.examples} examples")
+    return "\n".join(lines) + "\n"
+
+
+def _junit(targets: list[Target], saved, stats: SearchStats) -> str:
+    suite = ET.Element("testsuite", name="toolfuzz run", tests=str(len(targets)),
+                       failures=str(len({f.target.name for f, _, _ in saved})), time=f"{stats.elapsed:.3f}")
+    for t in targets:
+        case = ET.SubElement(suite, "testcase", classname="toolfuzz", name=t.name,
+                             time=f"{stats.seconds_in.get(t.name, 0.0):.3f}")
+        mine = [(f, p) for f, p, _ in saved if f.target.name == t.name]
+        if mine:
+            failure = ET.SubElement(case, "failure", message=f"{len(mine)} divergence(s)")
+            failure.text = "\n".join(f"{f.signature}: {f.divergence.detail} ({p})" for f, p in mine)
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

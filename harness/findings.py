@@ -1,0 +1,78 @@
+"""Findings on disk: one fixture file per signature, written atomically, the smallest kept."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import re
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.compare import KINDS
+from harness.fixture import Fixture, FixtureError, dumps, load, write_atomic
+from harness.search import Finding
+
+__all__ = ["fixture_for", "path_for", "save", "size_of"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+def _slug(text: str, limit: int = 80) -> str:
+    slug = _UNSAFE.sub("-", text).strip("-") or "target"
+    if len(slug) > limit:
+        digest = hashlib.sha1(text.encode()).hexdigest()[:8]
+        slug = f"{slug[: limit - 9]}-{digest}"
+    return slug
+
+
+def path_for(root: Path, finding: Finding) -> Path:
+    """``<root>/<target>/<kind>--<features>.json``: a person can tell what it is from the name."""
+    features = "+".join(sorted(finding.features)) or "plain"
+    return root / _slug(finding.target.name) / f"{finding.divergence.kind}--{_slug(features, 120)}.json"
+
+
+def size_of(fixture: Fixture) -> tuple[int, int, int]:
+    """Smaller is fewer calls, then fewer reads, then fewer bytes."""
+    case = fixture.case
+    return (len(case.expected.calls), len(case.reads), len(case.wire))
+
+
+def fixture_for(finding: Finding, seed: int | None) -> Fixture:
+    target = finding.target
+    kind = finding.divergence.kind
+    observed: dict[str, Any] = {
+        target.name: {
+            "verdict": "diverges",
+            "kind": kind,
+            "detail": finding.divergence.detail,
+            "observation": finding.observation.to_json(),
+            "level": target.level,
+            "version": target.version,
+        }
+    }
+    found = {
+        "by": "toolfuzz run",
+        "signature": finding.signature,
+        "seed": seed,
+        "toolfuzz": __version__,
+        "python": platform.python_version(),
+        "versions": {target.name: target.version} if target.version else {},
+    }
+    return Fixture(case=finding.case, name=f"{target.name}: {kind}", found=found, observed=observed,
+                   description=f"{KINDS[kind]}. {finding.divergence.detail}")
+
+
+def save(root: Path, finding: Finding, seed: int | None) -> tuple[Path, str]:
+    """Write the finding's fixture unless one as small is already there; say which happened."""
+    path = path_for(root, finding)
+    fixture = fixture_for(finding, seed)
+    if path.exists():
+        try:
+            old = load(path)
+        except FixtureError:
+            old = None  # an unreadable file is replaced, not trusted
+        if old is not None and size_of(old) <= size_of(fixture):
+            return path, "kept"
+    write_atomic(path, dumps(fixture))
+    return path, "written"

@@ -1,0 +1,229 @@
+"""Running one target on one case, safely, and turning whatever it did into an observation.
+
+A target is somebody else's code.  While it runs, sockets, processes and
+writes outside the temporary folder are refused (an audit hook, so it holds
+for C extensions' Python-level calls too) and reported; it gets a time limit
+per case (SIGALRM, on the main thread); whatever it raises is an outcome.
+Its return value is checked for shape before anything is compared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from harness.model import STATUSES, Case
+from targets.base import Target
+from targets.reference.sse import SSEDecoder
+
+__all__ = ["ObservedCall", "Observation", "observe", "chunks_of", "TargetBlocked"]
+
+
+@dataclass(frozen=True, slots=True)
+class ObservedCall:
+    choice: int
+    index: int | None
+    id: str | None
+    name: str | None
+    arguments: str
+    complete: bool
+    status: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        doc = {"choice": self.choice, "index": self.index, "id": self.id, "name": self.name,
+               "arguments": self.arguments, "complete": self.complete}
+        if self.status is not None:
+            doc["status"] = self.status
+        return doc
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What a target did with a case: calls, or the way it failed to give them."""
+
+    calls: tuple[ObservedCall, ...] = ()
+    raised: str | None = None
+    timed_out: bool = False
+    blocked: str | None = None
+    bad_return: str | None = None
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        if self.blocked:
+            return {"blocked": self.blocked}
+        if self.timed_out:
+            return {"timed_out": True}
+        if self.raised:
+            return {"raised": self.raised}
+        if self.bad_return:
+            return {"bad_return": self.bad_return}
+        return {"calls": [c.to_json() for c in self.calls]}
+
+
+class TargetBlocked(BaseException):
+    """Raised inside a target that tried to act on the world.  A BaseException so `except Exception` cannot eat it."""
+
+
+class TargetTimedOut(BaseException):
+    pass
+
+
+_state = threading.local()
+_BLOCKED_EVENTS = {"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",
+                   "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                   "os.forkpty", "pty.spawn"}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_hook_installed = False
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if not getattr(_state, "active", False):
+        return
+    if event in _BLOCKED_EVENTS:
+        _state.active = False
+        raise TargetBlocked(f"{event} {_brief(args)}")
+    if event == "open" and len(args) >= 3:
+        path, mode, flags = args[0], args[1], args[2]
+        writes = (isinstance(mode, str) and any(m in mode for m in "wax+")) or (
+            isinstance(flags, int) and flags & _WRITE_FLAGS)
+        if writes and isinstance(path, (str, bytes)) and not _in_temp(path):
+            _state.active = False
+            raise TargetBlocked(f"open for writing {path!r}")
+
+
+def _in_temp(path: str | bytes) -> bool:
+    p = os.path.realpath(os.fsdecode(path))
+    temp = os.path.realpath(tempfile.gettempdir())
+    return p == temp or p.startswith(temp + os.sep)
+
+
+def _brief(args: tuple[Any, ...]) -> str:
+    return repr(args)[:120]
+
+
+def _install_hook() -> None:
+    global _hook_installed
+    if not _hook_installed:
+        sys.addaudithook(_audit)  # audit hooks cannot be removed; it is inert outside a target call
+        _hook_installed = True
+
+
+def chunks_of(case: Case) -> list[bytes]:
+    """The data payloads a correct SSE decoder gives for the case's wire, up to ``[DONE]``.
+
+    Each is parsed afresh for each target, so that no target sees another's mutations.
+    """
+    decoder = SSEDecoder()
+    payloads: list[bytes] = []
+    for read in case.reads:
+        for event in decoder.feed(read):
+            if event.data == b"[DONE]":
+                return payloads
+            if event.data.strip():
+                payloads.append(event.data)
+    return payloads
+
+
+def _parse(payloads: list[bytes]) -> list[dict[str, Any]]:
+    chunks = []
+    for p in payloads:
+        try:
+            chunk = orjson.loads(p)
+        except orjson.JSONDecodeError:
+            try:
+                chunk = json.loads(p.decode("utf-8", "replace"))
+            except ValueError:
+                break  # the stream ends at an undecodable chunk
+        if not isinstance(chunk, dict):
+            break
+        chunks.append(chunk)
+    return chunks
+
+
+def observe(target: Target, case: Case, payloads: list[bytes] | None = None, timeout: float = 5.0) -> Observation:
+    """Run ``target`` on ``case`` and return what it did."""
+    _install_hook()
+    if target.level == "bytes":
+        arg: Any = list(case.reads)
+    else:
+        arg = _parse(chunks_of(case) if payloads is None else payloads)
+    use_alarm = timeout > 0 and threading.current_thread() is threading.main_thread()
+    previous = None
+    if use_alarm:
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    start = time.perf_counter()
+    try:
+        _state.active = True
+        try:
+            result = target.fn(arg)
+        finally:
+            _state.active = False
+            if use_alarm:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    except TargetBlocked as e:
+        return Observation(blocked=str(e), seconds=time.perf_counter() - start)
+    except TargetTimedOut:
+        return Observation(timed_out=True, seconds=time.perf_counter() - start)
+    except RecursionError as e:
+        return Observation(raised=f"RecursionError: {e}"[:300], seconds=time.perf_counter() - start)
+    except Exception as e:  # noqa: BLE001 - a target's exception is an outcome
+        return Observation(raised=f"{type(e).__name__}: {e}"[:300], seconds=time.perf_counter() - start)
+    finally:
+        if use_alarm and previous is not None:
+            signal.signal(signal.SIGALRM, previous)
+    seconds = time.perf_counter() - start
+    try:
+        calls = _calls_from(result, target)
+    except ValueError as e:
+        return Observation(bad_return=str(e), seconds=seconds)
+    return Observation(calls=calls, seconds=seconds)
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    if getattr(_state, "active", False):
+        _state.active = False
+        raise TargetTimedOut()
+
+
+def _calls_from(result: Any, target: Target) -> tuple[ObservedCall, ...]:
+    if not isinstance(result, (list, tuple)):
+        raise ValueError(f"returned {type(result).__name__}, not a list of calls")
+    calls = []
+    for i, item in enumerate(result):
+        if not isinstance(item, dict):
+            raise ValueError(f"item {i} is {type(item).__name__}, not a dict")
+        arguments = item.get("arguments", "")
+        if not isinstance(arguments, str):
+            raise ValueError(f"item {i}: arguments is {type(arguments).__name__}, not a string")
+        choice = item.get("choice", 0)
+        index = item.get("index")
+        for key, value in (("choice", choice), ("index", index)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise ValueError(f"item {i}: {key} is {value!r}, not an integer")
+        ids = []
+        for key in ("id", "name"):
+            value = item.get(key)
+            if value is not None and not isinstance(value, str):
+                value = str(value)
+            ids.append(value or None)
+        complete = item.get("complete", True)
+        if not isinstance(complete, bool):
+            raise ValueError(f"item {i}: complete is {complete!r}, not a boolean")
+        status = item.get("status")
+        if "validation" in target.reports:
+            if status not in STATUSES:
+                raise ValueError(f"item {i}: status {status!r} is not one of {', '.join(STATUSES)}")
+        else:
+            status = None
+        calls.append(ObservedCall(choice or 0, index, ids[0], ids[1], arguments, complete, status))
+    return tuple(calls)

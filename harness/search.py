@@ -1,0 +1,234 @@
+"""The search: generate cases, run every target on each, shrink every new divergence.
+
+Theory of operation
+-------------------
+
+One round is one Hypothesis run over ``strategies.cases()``.  For each case
+every target runs (:func:`harness.observe.observe`) and is compared with the
+expected outcome (:func:`harness.compare.compare`).  The first divergence
+that is *new* raises an exception whose class is made for its (target,
+kind), so Hypothesis keeps one failure per class apart, shrinks each to its
+smallest case, and reports them all (``report_multiple_bugs``).
+
+A divergence is new unless a finding of the same target and kind is already
+known whose features are all present in this case.  That rule does two
+jobs.  While shrinking, a smaller case that only repeats a known finding
+stops being interesting, so the shrinker keeps what makes a finding
+distinct.  Between rounds, the findings of the last round become known, and
+the next round (with the next seed) searches for the others.  The search ends
+when a round finds nothing new, or when the examples or the time run out.
+
+The signature of a finding is its target, its kind and the features of its
+shrunk case (the profiles and transport variants that remain when nothing
+more can be removed): stable across runs, and what dedupes fixture files.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from hypothesis import HealthCheck, Phase, find, given, seed as hypothesis_seed, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Flaky, HypothesisException
+from hypothesis.reporting import with_reporter
+
+from harness.compare import Divergence, compare
+from harness.model import Case
+from harness.observe import Observation, chunks_of, observe
+from targets.base import Target
+
+__all__ = ["Finding", "SearchStats", "search", "signature_of", "is_explained", "plain_features"]
+
+
+def plain_features(strategy: st.SearchStrategy[Case]) -> frozenset[str]:
+    """The features of the simplest case the strategy makes: what every signature leaves out."""
+    simplest = find(strategy, lambda case: True, settings=settings(database=None, max_examples=10, derandomize=True))
+    return frozenset(simplest.features)
+
+
+@dataclass(frozen=True)
+class Finding:
+    target: Target
+    divergence: Divergence
+    case: Case
+    observation: Observation
+    #: Features every case has in its plainest form (LF framing, one read, ...): not part of a signature.
+    plain: frozenset[str] = frozenset()
+
+    @property
+    def features(self) -> frozenset[str]:
+        return frozenset(self.case.features) - self.plain
+
+    @property
+    def signature(self) -> str:
+        return signature_of(self.target.name, self.divergence.kind, self.features)
+
+
+def signature_of(target: str, kind: str, features: Iterable[str]) -> str:
+    return f"{target}/{kind}/{'+'.join(sorted(set(features))) or 'plain'}"
+
+
+def is_explained(known: dict[tuple[str, str], list[frozenset[str]]], target: str, kind: str,
+                 features: Iterable[str]) -> bool:
+    have = frozenset(features)
+    return any(f <= have for f in known.get((target, kind), ()))
+
+
+@dataclass
+class SearchStats:
+    examples: int = 0
+    rounds: int = 0
+    started: float = field(default_factory=time.monotonic)
+    divergences: dict[str, int] = field(default_factory=dict)
+    seconds_in: dict[str, float] = field(default_factory=dict)
+    flaky: list[str] = field(default_factory=list)
+    stopped_by: str = ""
+    #: Examples and seconds when the first divergence of the search was met (before shrinking).
+    first_found_after: tuple[int, float] | None = None
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+class _Found(Exception):
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(f"{finding.target.name}: {finding.divergence.kind}: {finding.divergence.detail}")
+        self.finding = finding
+
+
+class _OutOfTime(BaseException):
+    """Ends a round's generation when the budget is spent; a BaseException so Hypothesis does not shrink it."""
+
+
+_classes: dict[tuple[str, str], type[_Found]] = {}
+
+
+def _class_for(target: str, kind: str) -> type[_Found]:
+    # Hypothesis tells failures apart by exception type and place: one class per
+    # (target, kind) makes each its own failure, shrunk on its own.
+    key = (target, kind)
+    if key not in _classes:
+        _classes[key] = type(f"Divergence[{target}:{kind}]", (_Found,), {})
+    return _classes[key]
+
+
+def search(
+    targets: list[Target],
+    strategy: st.SearchStrategy[Case],
+    *,
+    max_examples: int = 1000,
+    budget: float = 120.0,
+    seed: int = 0,
+    timeout: float = 5.0,
+    known: dict[tuple[str, str], list[frozenset[str]]] | None = None,
+    on_finding: Callable[[Finding], None] = lambda f: None,
+    on_progress: Callable[[SearchStats], None] = lambda s: None,
+    max_rounds: int = 64,
+    plain: frozenset[str] = frozenset(),
+) -> tuple[list[Finding], SearchStats]:
+    """Search until a round finds nothing new, or ``max_examples`` or ``budget`` seconds are spent."""
+    known = {} if known is None else known
+    stats = SearchStats()
+    deadline = stats.started + budget
+    findings: list[Finding] = []
+    for round_number in range(max_rounds):
+        remaining = max_examples - stats.examples
+        if remaining <= 0:
+            stats.stopped_by = "examples"
+            break
+        if time.monotonic() >= deadline:
+            stats.stopped_by = "budget"
+            break
+        stats.rounds += 1
+        new = _round(targets, strategy, remaining, seed + round_number, timeout, known, deadline, stats,
+                     on_progress, plain)
+        if new is None:
+            stats.stopped_by = "budget"
+            break
+        if not new:
+            stats.stopped_by = "exhausted" if stats.examples < max_examples else "examples"
+            break
+        for finding in new:
+            known.setdefault((finding.target.name, finding.divergence.kind), []).append(finding.features)
+            stats.divergences[finding.target.name] = stats.divergences.get(finding.target.name, 0) + 1
+            findings.append(finding)
+            on_finding(finding)
+    else:
+        stats.stopped_by = "rounds"
+    return findings, stats
+
+
+def _round(targets, strategy, max_examples, seed, timeout, known, deadline, stats, on_progress,
+           plain) -> list[Finding] | None:
+    failing = False
+    last_report = 0.0
+
+    @hypothesis_seed(seed)
+    @settings(
+        max_examples=max_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        report_multiple_bugs=True,
+        suppress_health_check=list(HealthCheck),
+        phases=(Phase.generate, Phase.shrink),
+        print_blob=False,
+    )
+    @given(strategy)
+    def probe(case: Case) -> None:
+        nonlocal failing, last_report
+        if not failing:
+            if time.monotonic() >= deadline:
+                raise _OutOfTime()
+            stats.examples += 1
+            now = time.monotonic()
+            if now - last_report >= 0.5:
+                last_report = now
+                on_progress(stats)
+        payloads = chunks_of(case)
+        for target in targets:
+            observation = observe(target, case, payloads, timeout)
+            stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + observation.seconds
+            for divergence in compare(case.expected, observation, target):
+                if not is_explained(known, target.name, divergence.kind, case.features):
+                    if stats.first_found_after is None:
+                        stats.first_found_after = (stats.examples, stats.elapsed)
+                    failing = True
+                    raise _class_for(target.name, divergence.kind)(
+                        Finding(target, divergence, case, observation, plain))
+
+    found: list[Finding] = []
+    try:
+        with with_reporter(lambda message: None):
+            probe()
+    except _OutOfTime:
+        return None
+    except _Found as e:
+        found.append(e.finding)
+    except BaseExceptionGroup as group:
+        for e in _leaves(group):
+            if isinstance(e, _Found):
+                found.append(e.finding)
+            elif isinstance(e, (Flaky, HypothesisException)):
+                stats.flaky.append(str(e).splitlines()[0])
+            else:
+                raise
+    except Flaky as e:
+        stats.flaky.append(str(e).splitlines()[0])
+    on_progress(stats)
+    # One finding per signature: the shrinker may reach the same place twice.
+    unique: dict[str, Finding] = {}
+    for f in found:
+        unique.setdefault(f.signature, f)
+    return list(unique.values())
+
+
+def _leaves(group: BaseExceptionGroup) -> Iterable[BaseException]:
+    for e in group.exceptions:
+        if isinstance(e, BaseExceptionGroup):
+            yield from _leaves(e)
+        else:
+            yield e

@@ -1,0 +1,54 @@
+"""What a target is: anything that assembles a stream, and what it claims to report.
+
+A target is a callable plus metadata.  At level ``events`` it is handed the
+parsed ``chat.completion.chunk`` dicts in order; at level ``bytes`` the
+network reads as ``bytes``.  It returns a list of dicts, one per call it
+would hand on::
+
+    {"index": 0, "id": "call_1", "name": "get_weather", "arguments": "{...}",
+     "choice": 0,          # optional, default 0
+     "complete": True,     # optional, default True: a call it would hand on
+     "status": "..."}      # only for targets that claim validation
+
+Raising is an outcome too.  A target is judged only on what it claims
+(:attr:`Target.reports`): a plain function on association, ids, names,
+argument strings and completion; parsing and validation only when claimed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = ["LEVELS", "PLAIN_CLAIMS", "ALL_CLAIMS", "Target"]
+
+LEVELS = ("events", "bytes")
+
+#: What a plain function is judged on.
+PLAIN_CLAIMS = frozenset({"ids", "names", "completion"})
+#: Everything a target can claim; ``validation`` means it returns a status per call.
+ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation"})
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    fn: Callable[..., Any]
+    level: str = "events"
+    reports: frozenset[str] = PLAIN_CLAIMS
+    dialects: tuple[str, ...] = ("openai-chat",)
+    version: str = ""
+    #: One line for ``toolfuzz targets``.
+    summary: str = ""
+    #: True for the harness's own deliberately broken targets.
+    selftest: bool = False
+    #: For self-test targets: the divergence kind the harness must find in them.
+    mistake: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"target {self.name!r}: level must be one of {', '.join(LEVELS)}, not {self.level!r}")
+        unknown = set(self.reports) - ALL_CLAIMS
+        if unknown:
+            raise ValueError(f"target {self.name!r}: unknown claims {sorted(unknown)}")

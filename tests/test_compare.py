@@ -1,0 +1,140 @@
+"""Every divergence kind, each shown by a small hand-made target on a seed case."""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.compare import KINDS, compare
+from harness.fixture import load
+from harness.observe import observe
+from targets.base import ALL_CLAIMS, Target
+from targets.selftest.plain import assemble_chunks
+
+SEED = Path(__file__).resolve().parent.parent / "findings" / "seed"
+TWO = load(SEED / "two-calls-interleaved.json").case
+CUT = load(SEED / "disconnect-mid-arguments.json").case
+BAD = load(SEED / "completed-invalid-json.json").case
+
+
+def kinds(case, fn, reports=None, level="events"):
+    target = Target("hand-made", fn, level=level, reports=reports or Target("x", fn).reports)
+    return [d.kind for d in compare(case.expected, observe(target, case, timeout=1.0), target)]
+
+
+def right(chunks):
+    return assemble_chunks(chunks)
+
+
+def edit(fn):
+    """A target that is right except for what ``fn`` does to its calls."""
+    def target(chunks):
+        calls = right(chunks)
+        fn(calls)
+        return calls
+    return target
+
+
+def test_a_correct_target_has_no_divergence():
+    assert kinds(TWO, right) == [] and kinds(CUT, right) == [] and kinds(BAD, right) == []
+
+
+def test_incomplete_calls_may_be_left_out():
+    assert kinds(CUT, lambda chunks: []) == []
+
+
+def test_call_lost():
+    assert kinds(TWO, edit(lambda calls: calls.pop())) == ["call_lost"]
+
+
+def test_phantom_call():
+    assert kinds(TWO, edit(lambda calls: calls.append({**calls[0], "index": 7, "arguments": "{}"}))) == ["phantom_call"]
+
+
+def test_arguments_differ():
+    assert kinds(TWO, edit(lambda calls: calls[0].update(arguments=calls[0]["arguments"][:-1]))) == ["arguments_differ"]
+
+
+def test_arguments_attached_to_the_wrong_call():
+    def swap(calls):
+        calls[0]["arguments"], calls[1]["arguments"] = calls[1]["arguments"], calls[0]["arguments"]
+    assert kinds(TWO, edit(swap)) == ["arguments_misattributed"]
+
+
+def test_choices_mixed():
+    def move(calls):
+        calls[1]["choice"] = 1
+    assert kinds(TWO, edit(move)) == ["choices_mixed"]
+
+
+def test_reserialised_json_is_its_own_kind():
+    assert kinds(TWO, edit(lambda calls: calls[1].update(arguments='{"path":"/etc/hosts"}'))) == ["reserialised"]
+
+
+def test_id_differs():
+    assert kinds(TWO, edit(lambda calls: calls[1].update(id="call_r1call_r1"))) == ["id_differs"]
+
+
+def test_name_differs():
+    assert kinds(TWO, edit(lambda calls: calls[0].update(name="get_weatherget_weather"))) == ["name_differs"]
+
+
+def test_ids_and_names_are_not_judged_when_not_claimed():
+    fn = edit(lambda calls: calls[0].update(id="other", name="other"))
+    assert kinds(TWO, fn, reports=frozenset({"completion"})) == []
+
+
+def test_incomplete_call_handed_on():
+    assert kinds(CUT, edit(lambda calls: calls[0].update(complete=True))) == ["incomplete_handed_on"]
+
+
+def test_complete_call_withheld():
+    assert kinds(TWO, edit(lambda calls: calls[0].update(complete=False))) == ["complete_withheld"]
+
+
+def test_status_differs_only_for_targets_that_claim_validation():
+    def with_status(status):
+        return edit(lambda calls: [c.update(status=status) for c in calls])
+    assert kinds(BAD, with_status("complete"), reports=ALL_CLAIMS) == ["status_differs"]
+    assert kinds(BAD, with_status("invalid_json"), reports=ALL_CLAIMS) == []
+    assert kinds(BAD, with_status("complete")) == []
+
+
+def test_raised():
+    def boom(chunks):
+        raise KeyError("index")
+    assert kinds(TWO, boom) == ["raised"]
+
+
+def test_timed_out():
+    def spin(chunks):
+        while True:
+            time.sleep(0.01)
+    start = time.monotonic()
+    assert kinds(TWO, spin) == ["timed_out"]
+    assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("result", [None, {"calls": []}, [1], [{"arguments": {"a": 1}}], [{"index": "0", "arguments": ""}],
+                                    [{"arguments": "", "complete": "yes"}]])
+def test_bad_return(result):
+    assert kinds(TWO, lambda chunks: result) == ["bad_return"]
+
+
+def test_a_socket_is_blocked_and_reported():
+    def phone_home(chunks):
+        socket.create_connection(("127.0.0.1", 9), timeout=1)
+    assert kinds(TWO, phone_home) == ["blocked_action"]
+
+
+def test_every_kind_has_a_test_here():
+    tested = {name[len("test_"):] for name in globals() if name.startswith("test_")}
+    spelled = {"incomplete_handed_on": "incomplete_call_handed_on", "complete_withheld": "complete_call_withheld",
+               "arguments_misattributed": "arguments_attached_to_the_wrong_call",
+               "reserialised": "reserialised_json_is_its_own_kind",
+               "status_differs": "status_differs_only_for_targets_that_claim_validation",
+               "blocked_action": "a_socket_is_blocked_and_reported"}
+    assert {spelled.get(k, k) for k in KINDS} <= tested
