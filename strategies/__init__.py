@@ -1,0 +1,57 @@
+"""Hypothesis strategies for streamed tool calls: from tool schemas to cut network reads.
+
+The pipeline, each stage a strategy usable in your own ``@given`` tests:
+
+1. tools: :func:`bundled_tools`, :func:`usable_tools`
+2. arguments: :func:`tool_arguments`, :func:`schema_values`
+3. serialisation: :func:`serialisations`
+4. fragments: :func:`fragments`
+5. interleaving: :func:`interleavings`
+6. call shapes: :data:`PROFILES`, :func:`profile_sets`, :func:`entry_steps`, :func:`render_chunk`
+7. endings: :func:`stream_endings`, :func:`finish_reasons`, :func:`call_defects`
+8. transport: :func:`framings`, :func:`read_cuts`
+
+and :func:`cases`, which runs them all and knows the outcome.
+"""
+
+from strategies.arguments import schema_values, tool_arguments
+from strategies.cases import cases, profile_sets
+from strategies.chunks import groupings, render_chunk
+from strategies.corpus import bundled_tools
+from strategies.endings import call_defects, finish_reasons, stream_endings
+from strategies.fragments import fragments, hard_places
+from strategies.framing import Framed, FramedEvent, Payload, framings
+from strategies.interleave import interleavings, merge
+from strategies.plan import entry_steps
+from strategies.profiles import PROFILES, Profile
+from strategies.reads import read_cuts
+from strategies.serialise import SERIALISERS, serialisations
+from strategies.usable import usable_tools
+
+__all__ = [
+    "PROFILES",
+    "Profile",
+    "SERIALISERS",
+    "Framed",
+    "FramedEvent",
+    "Payload",
+    "bundled_tools",
+    "call_defects",
+    "cases",
+    "entry_steps",
+    "finish_reasons",
+    "fragments",
+    "framings",
+    "groupings",
+    "hard_places",
+    "interleavings",
+    "merge",
+    "profile_sets",
+    "read_cuts",
+    "render_chunk",
+    "schema_values",
+    "serialisations",
+    "stream_endings",
+    "tool_arguments",
+    "usable_tools",
+]

@@ -18,7 +18,6 @@ from harness.findings import save
 from harness.fixture import write_atomic
 from harness.search import Finding, SearchStats, plain_features, search
 from harness.targetspec import default_targets, resolve_all
-from harness.toolfile import ToolFileError, load_tools
 from targets.base import Target
 
 DEFAULT_BUDGET = 100.0
@@ -74,13 +73,11 @@ def _positive_float(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     targets = resolve_all(args.target, args.level) if args.target else default_targets()
-    tools = None
-    if args.tools:
-        try:
-            tools = load_tools(args.tools)
-        except ToolFileError as e:
-            raise UsageError(str(e)) from None
     import strategies  # the harness is the one place that knows both halves
+    from harness.commands.generate import resolve_tools
+
+    tools = resolve_tools(args.tools, lambda text: print(f"toolfuzz run: {text}", file=sys.stderr)) \
+        if args.tools else None
 
     try:
         strategy = strategies.cases(tools=tools, profiles=args.profile)

@@ -1,0 +1,98 @@
+"""How a stream ends, and how a call's arguments can be wrong when it does.
+
+Stream endings: ``done`` (finish, then ``[DONE]``), ``no-done`` (finish,
+then EOF), ``after-done`` (junk after ``[DONE]``, which must be ignored),
+``disconnect`` (the wire cut at any byte), ``error-chunk`` (``data:
+{"error": ...}`` mid-stream) and ``error-event`` (an SSE ``event: error``).
+Per choice, ``length`` and ``content-filter`` finishes leave calls
+incomplete.  Per call, ``invalid-json``, ``schema-invalid`` and
+``unknown-tool`` make a finished call fail its verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from hypothesis import strategies as st
+
+from strategies.stage import integer, stage
+
+from harness.model import Tool
+from strategies.arguments import validator
+from strategies.expect import parses
+
+__all__ = ["stream_endings", "finish_reasons", "call_defects", "corrupt_text", "break_schema",
+           "unknown_name", "ENDINGS", "DEFECTS"]
+
+#: In shrink order.
+ENDINGS = ("done", "no-done", "after-done", "disconnect", "error-chunk", "error-event")
+DEFECTS = ("invalid-json", "schema-invalid", "unknown-tool")
+
+
+_ENDING_WEIGHTS = ("done",) * 4 + ("no-done", "after-done", "disconnect", "disconnect", "error-chunk", "error-event")
+
+
+def stream_endings() -> st.SearchStrategy[str]:
+    """Weighted toward a clean end, as real streams are; shrinks to ``done``."""
+    return st.integers(0, len(_ENDING_WEIGHTS) - 1).map(_ENDING_WEIGHTS.__getitem__)
+
+
+def finish_reasons(completing: str) -> st.SearchStrategy[str]:
+    return st.integers(0, 9).map(lambda m: completing if m < 8 else ("length", "content_filter")[m - 8])
+
+
+def call_defects() -> st.SearchStrategy[str | None]:
+    return st.integers(0, 11).map(lambda m: None if m < 9 else DEFECTS[m - 9])
+
+
+@stage
+def corrupt_text(draw: Any, text: str) -> str:
+    """``text`` made not one JSON text, the ways servers do it (truncated, doubled, extra brace)."""
+    way = integer(draw, 0, 3)
+    core = text.strip(" \t\n\r")
+    if way == 0 and len(core) > 1:
+        bad = core[: integer(draw, 1, len(core) - 1)]
+    elif way == 1:
+        bad = core + core  # cumulative-mode servers resend everything so far
+    elif way == 2:
+        bad = core.replace('"', "'", 2)
+    else:
+        bad = core + "}"
+    # Checked rather than trusted: a prefix of some texts is still JSON.
+    return bad if not parses(bad) else core + "}"
+
+
+def _wrong_type(schema: Any) -> Any:
+    t = schema.get("type") if isinstance(schema, dict) else None
+    return "not-a-number" if t in ("integer", "number", "boolean", "null", "array", "object") else [1]
+
+
+def break_schema(value: Any, schema: dict[str, Any], draw_choice: int) -> Any:
+    """A JSON value the schema rejects, close to ``value`` where possible."""
+    check = validator(schema)
+    candidates = []
+    if isinstance(value, dict):
+        required = [k for k in schema.get("required", []) if k in value]
+        if required:
+            candidates.append({k: v for k, v in value.items() if k != required[0]})
+        if schema.get("additionalProperties") is False:
+            candidates.append({**value, "unexpected_field": True})
+        props = schema.get("properties", {})
+        for k in value:
+            if k in props:
+                candidates.append({**value, k: _wrong_type(props[k])})
+    candidates.append([value])  # the arguments must be an object
+    candidates = candidates[draw_choice % len(candidates):] + candidates[:draw_choice % len(candidates)]
+    for c in candidates:
+        if not check.is_valid(c):
+            return c
+    return [value]
+
+
+def unknown_name(name: str, tools: Sequence[Tool]) -> str:
+    names = {t.name for t in tools}
+    out = name + "_v2"
+    while out in names:
+        out += "_x"
+    return out

@@ -1,0 +1,119 @@
+"""The outcome a stream must have, read off what was generated.
+
+Nothing here parses chunks or SSE: the framing stage says which payloads
+are dispatched before the wire ends, and each payload lists the steps it
+carries.  The statuses of finished calls follow the contract: parse the
+joined arguments (empty or white space is ``{}``), then name, then schema.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from harness.model import (
+    COMPLETE,
+    INCOMPLETE,
+    INVALID_JSON,
+    SCHEMA_INVALID,
+    UNKNOWN_TOOL,
+    Call,
+    Outcome,
+    StreamError,
+    Tool,
+)
+from strategies.arguments import validator
+from strategies.fragments import join_fragments
+from strategies.plan import Step
+
+__all__ = ["Sent", "expected_outcome", "verdict", "parses"]
+
+COMPLETING = ("tool_calls", "stop")
+_WS = " \t\n\r"
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One dispatched payload as the expectation sees it."""
+
+    kind: str  # "chunk", "done", "error", "other"
+    steps: tuple[Step, ...] = ()
+    error: StreamError | None = None
+
+
+def _reject(token: str) -> Any:
+    raise ValueError(token)
+
+
+def parses(text: str) -> bool:
+    if not text.strip(_WS):
+        return True
+    try:
+        json.loads(text, parse_constant=_reject)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+_validators: dict[str, Any] = {}
+
+
+def verdict(name: str | None, arguments: str, tools: Sequence[Tool]) -> str:
+    if not parses(arguments):
+        return INVALID_JSON
+    if not tools:
+        return COMPLETE
+    tool = next((t for t in tools if t.name == name), None)
+    if tool is None:
+        return UNKNOWN_TOOL
+    key = json.dumps(tool.parameters, sort_keys=True)
+    check = _validators.get(key)
+    if check is None:
+        check = _validators[key] = validator(tool.parameters)
+    value = json.loads(arguments, parse_constant=_reject) if arguments.strip(_WS) else {}
+    return COMPLETE if check.is_valid(value) else SCHEMA_INVALID
+
+
+@dataclass
+class _Open:
+    choice: int
+    index: int
+    id: str | None = None
+    name: str | None = None
+    parts: list[str] = field(default_factory=list)
+
+
+def expected_outcome(dispatched: Iterable[Sent], indexes: dict[int, int], tools: Sequence[Tool]) -> Outcome:
+    """``indexes`` maps a planned call's number to the index the outcome gives it."""
+    calls: dict[int, _Open] = {}
+    finished: dict[int, str] = {}
+    error = None
+    for sent in dispatched:
+        if sent.kind == "done":
+            break
+        if sent.kind == "error":
+            error = sent.error
+            break
+        for s in sent.steps:
+            if s.kind == "entry":
+                c = calls.get(s.call)
+                if c is None:
+                    c = calls[s.call] = _Open(s.choice, indexes[s.call])
+                if c.id is None:
+                    c.id = s.id
+                if c.name is None:
+                    c.name = s.name
+                if s.arguments:
+                    c.parts.append(s.arguments)
+            if s.reason is not None:
+                finished.setdefault(s.choice, s.reason)
+    out = []
+    for c in calls.values():
+        arguments = join_fragments(c.parts)
+        if finished.get(c.choice) in COMPLETING:
+            status = verdict(c.name, arguments, tools)
+        else:
+            status = INCOMPLETE
+        out.append(Call(c.choice, c.index, c.id, c.name, arguments, status))
+    return Outcome(tuple(out), error)

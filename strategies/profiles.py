@@ -1,0 +1,141 @@
+"""Call shapes: named, composable profiles of what real servers send.
+
+Each profile is one deviation from the documented OpenAI shape (``openai``),
+with the evidence that a server sends it (see
+``/work/shared/research/call-shapes.md`` for the full catalogue).  A case
+draws a set of compatible profiles; the empty set is the ``openai`` shape,
+which is where shrinking ends.
+
+Where a shape is ambiguous, the profile fixes the ground truth, in the same
+way as the reference contract (``targets/reference/assembler.py``):
+
+* ``index-missing`` / ``index-null``: a fragment without an index extends the
+  choice's latest call, and a fragment with a name and no repeated id opens
+  the next one, numbered by its position.  Calls therefore never interleave
+  within a choice under these profiles, and only headers carry names.
+* ``index-zero``: every call on index 0, each opened by a header with a name
+  and a new id; continuations extend the latest call on index 0.  Calls are
+  sequential; the outcome keeps them all on index 0, in opening order.
+* ``new-id-continuations``: the first id is the call's id.
+* ``utf16-halves``: the ground truth is the whole character.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+__all__ = ["Profile", "PROFILES", "CONFLICTS", "compatible", "INDEX_PROFILES"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    summary: str
+    evidence: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_P = [
+    # OpenAI captures: openai/openai-python .inline-snapshot/external/453df473e962*.bin (gpt-4o, 2024).
+    Profile("openai", "documented shape: index always, id/type/name on the first fragment, arguments after",
+            "openai-python chat_completion_chunk.py types; raw captures in openai-python .inline-snapshot"),
+    # Header without id, id on a later fragment: vLLM #18412 (id missing), delayed fields in vercel/ai #14760.
+    Profile("no-first-id", "first fragment has no id; the id arrives on the next fragment",
+            "vllm-project/vllm#18412; vercel/ai#14760 (PR #15879)"),
+    # Fireworks repeats the id on every chunk (BerriAI/litellm#8990); SGLang early '0'/'1' (InternLM/lmdeploy#3412).
+    Profile("id-every-fragment", "the call's id repeated on every fragment",
+            "BerriAI/litellm#8990 (Fireworks); InternLM/lmdeploy#3412 (SGLang)"),
+    # Poolside header id A then id B (poolsideai/pool#9); LM Studio fresh id per chunk (NousResearch/hermes-agent#5254).
+    Profile("new-id-continuations", "continuations carry a new id each; the first id is the call's id",
+            "poolsideai/pool#9; NousResearch/hermes-agent#5254 (LM Studio)"),
+    # Gemini compat sends id "" (meilisearch PR #5712); vLLM continuations id='' (lmdeploy#3412).
+    Profile("empty-id", 'id "" on continuations, and on every fragment of some calls (then no id)',
+            "meilisearch PR #5712 (Gemini compat); InternLM/lmdeploy#3412 (vLLM)"),
+    # Poolside sends integer ids (hermes-agent accumulator comment); the contract keeps them as text.
+    Profile("integer-id", "ids are JSON integers; expected as their decimal text",
+            "NousResearch/hermes-agent accumulator (Poolside integer ids)"),
+    # MiniMax via NVIDIA NIM (hermes-agent#8259), llama.cpp before PR #13800 (#13774), vLLM #14951.
+    Profile("name-every-fragment", "the full name repeated on every fragment (never concatenated)",
+            "NousResearch/hermes-agent#8259; ggml-org/llama.cpp#13774; vllm-project/vllm#14951"),
+    # LM Studio name "" on continuations (lmstudio-bug-tracker#649); relay Gemini-3.1 (dyedd/lens#49).
+    Profile("empty-name-continuations", 'name "" on every continuation',
+            "lmstudio-ai/lmstudio-bug-tracker#649; dyedd/lens#49; raullenchai/Rapid-MLX#579"),
+    # vLLM header has no arguments key (vllm#28806; moeru-ai/xsai#235: clients built "undefined{...").
+    Profile("no-arguments-key", "the first fragment has no arguments key at all",
+            "vllm-project/vllm#28806; moeru-ai/xsai#235; CherryHQ/cherry-studio PR #3267"),
+    # Ollama, Groq, Mistral, xAI send each call whole (ollama openai.go; semantic-kernel#6316; litellm#7621).
+    Profile("whole-call", "each call whole in one fragment: id, name and all its arguments",
+            "ollama/ollama openai/openai.go; microsoft/semantic-kernel#6316; BerriAI/litellm#7621"),
+    # Ollama <= 0.4.6 (ollama#7881), SGLang (#5661), mistral.rs PR #1507, Gemini compat (openai-python#2806).
+    Profile("index-missing", "tool-call entries carry no index; a named header opens the next call",
+            "ollama/ollama#7881; sgl-project/sglang#5661; openai/openai-python#2806"),
+    # Gemini compat sends "index": null (meilisearch PR #5712).
+    Profile("index-null", 'tool-call entries carry "index": null; resolved as index-missing',
+            "meilisearch PR #5712 (Gemini compat)"),
+    # Ollama 2026 all index 0 (ollama#15457), Dynamo PR #4723, Grok via OCI (langchain-oracle PR #108).
+    Profile("index-zero", "every call on index 0, told apart by distinct ids and names",
+            "ollama/ollama#15457; ai-dynamo/dynamo PR #4723; oracle/langchain-oracle PR #108"),
+    # Foundry Local index always 1 (microsoft/foundry-local#372); off by one (bedrock-access-gateway#134).
+    Profile("index-from-one", "tool-call indexes start at 1",
+            "microsoft/foundry-local#372; aws-samples/bedrock-access-gateway#134"),
+    # SGLang model_dump_json() writes every unset field as null (sgl-project/sglang#6310).
+    Profile("explicit-nulls", "unset fields written as null (id, type, name, content, role, usage)",
+            "sgl-project/sglang#6310"),
+    # A server slicing JavaScript strings cuts between UTF-16 halves; the reference pairs them (verdict.join_surrogates).
+    Profile("utf16-halves", "fragments cut between the two UTF-16 halves of a character (lone surrogate escapes)",
+            "targets/reference/verdict.join_surrogates; JavaScript string slicing (inferred, call-shapes.md G1)"),
+    # vLLM puts finish_reason on the chunk with the remaining arguments (vllm#44098, serving.py).
+    Profile("finish-with-arguments", "finish_reason on the chunk that carries the last arguments",
+            "vllm-project/vllm#44098; llm-d-inference-sim PR #545"),
+    # Gemini compat streams finish_reason "stop" for tool calls (googleapis/python-genai#2868).
+    Profile("stop-finish", 'finish_reason "stop" instead of "tool_calls"',
+            "googleapis/python-genai#2868; vLLM named tool_choice; huggingface/text-generation-inference#2794"),
+    # Every OpenAI stream opens with delta {"role":"assistant","content":null} (openai-python captures).
+    Profile("role-chunk", "a role chunk opens each choice",
+            "openai-python .inline-snapshot 453df473e962*.bin; vLLM/SGLang serving code"),
+    # Models often say something first ("Let me check"), then call (vLLM common_tests: surrounding text).
+    Profile("text-before-calls", "content text before the calls",
+            "vllm-project/vllm tests/tool_parsers/common_tests.py; Anthropic text block then tool_use"),
+    # stream_options.include_usage: final chunk with choices [] (OpenAI capture; vLLM; SGLang; Ollama).
+    Profile("usage-chunk", "a usage chunk with choices [] before the end",
+            "openai-python captures (include_usage); ollama middleware/openai.go"),
+    # Azure's first chunk: empty ids, choices [], prompt_filter_results (microsoft/semantic-kernel#3650).
+    Profile("azure-filter-chunk", "an Azure prompt-filter chunk with choices [] first",
+            "microsoft/semantic-kernel#3650; pydantic/pydantic-ai#164"),
+    # Azure content-filter annotation chunk without delta (microsoft/autogen#6465; langchain#18977).
+    Profile("content-filter-chunk", "an Azure content-filter chunk whose choice has no delta",
+            "microsoft/autogen#6465; langchain-ai/langchain#18977"),
+]
+
+PROFILES: dict[str, Profile] = {p.name: p for p in _P}
+
+INDEX_PROFILES = frozenset({"index-missing", "index-null", "index-zero", "index-from-one"})
+_PER_FRAGMENT = frozenset({"no-first-id", "id-every-fragment", "new-id-continuations", "name-every-fragment",
+                           "empty-name-continuations", "no-arguments-key", "utf16-halves"})
+_CONFLICTS: list[tuple[str, Iterable[str]]] = [
+    *((p, INDEX_PROFILES - {p}) for p in INDEX_PROFILES),
+    ("whole-call", _PER_FRAGMENT),
+    ("name-every-fragment", ("index-missing", "index-null", "new-id-continuations", "empty-name-continuations")),
+    ("index-zero", ("no-first-id", "empty-id")),
+    ("empty-id", ("id-every-fragment", "new-id-continuations")),
+    ("id-every-fragment", ("new-id-continuations",)),
+]
+
+
+def _conflict_table() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {name: set() for name in PROFILES}
+    for a, bs in _CONFLICTS:
+        for b in bs:
+            table[a].add(b)
+            table[b].add(a)
+    return {k: frozenset(v) for k, v in table.items()}
+
+
+CONFLICTS = _conflict_table()
+
+
+def compatible(chosen: Iterable[str], candidate: str) -> bool:
+    return all(candidate not in CONFLICTS[c] for c in chosen)

@@ -1,0 +1,72 @@
+"""Cutting the wire into network reads: anywhere, and where decoders break."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hypothesis import strategies as st
+
+from strategies.stage import boolean, integer, pick, stage
+
+__all__ = ["read_cuts", "hard_offsets", "read_features", "BYTEWISE_LIMIT"]
+
+#: Wires up to this many bytes may be read one byte at a time.
+BYTEWISE_LIMIT = 4096
+_CONTINUATION = re.compile(rb"[\x80-\xbf]")
+
+
+def hard_offsets(wire: bytes) -> dict[str, list[int]]:
+    """Offsets (0 < i < len) where a read boundary splits something."""
+    places: dict[str, list[int]] = {"utf8": [], "crlf": [], "field": []}
+    n = len(wire)
+    i = wire.find(b"\r\n")
+    while i != -1:
+        places["crlf"].append(i + 1)
+        i = wire.find(b"\r\n", i + 2)
+    i = wire.find(b"data:")
+    while i != -1:
+        places["field"].extend(range(i + 1, i + 5))
+        i = wire.find(b"data:", i + 5)
+    if not wire.isascii():
+        places["utf8"] = [m.start() for m in _CONTINUATION.finditer(wire) if m.start() > 0]
+    return {k: v for k, v in places.items() if v}
+
+
+def read_features(wire: bytes, reads: tuple[bytes, ...]) -> set[str]:
+    out = set()
+    if len(reads) == 1:
+        out.add("single-read")
+    elif len(wire) > 1 and all(len(r) == 1 for r in reads):
+        out.add("byte-reads")
+    at = 0
+    for r in reads[:-1]:
+        at += len(r)
+        if 0x80 <= wire[at] < 0xC0:
+            out.add("read-splits-utf8")
+        if wire[at - 1:at + 1] == b"\r\n":
+            out.add("read-splits-crlf")
+        if any(wire[at - k:at - k + 5] == b"data:" for k in range(1, 5) if at >= k):
+            out.add("read-splits-field")
+    return out
+
+
+@stage
+def read_cuts(draw: Any, wire: bytes) -> tuple[bytes, ...]:
+    """Non-empty reads that join to ``wire``; shrinks toward one read of everything."""
+    n = len(wire)
+    mode = integer(draw, 0, 9)
+    if n < 2 or mode < 3:
+        return (wire,)
+    if mode == 9 and n <= BYTEWISE_LIMIT:
+        return tuple(wire[i:i + 1] for i in range(n))
+    cuts = set()
+    places = hard_offsets(wire) if mode >= 6 else {}
+    kinds = sorted(places)
+    for _ in range(integer(draw, 1, 8)):
+        if kinds and boolean(draw):
+            cuts.add(pick(draw, places[pick(draw, kinds)]))
+        else:
+            cuts.add(integer(draw, 1, n - 1))
+    bounds = [0, *sorted(cuts), n]
+    return tuple(wire[a:b] for a, b in zip(bounds, bounds[1:]))
