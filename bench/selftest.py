@@ -1,0 +1,57 @@
+"""How fast the harness finds each self-test mutant, and how small it shrinks it.
+
+Run: ``python -m bench.selftest [--seeds N] [--mutant NAME]``
+
+For each mutant and seed, one search on that mutant alone: the examples and
+seconds until the first divergence (before shrinking), and the size of the
+smallest shrunk fixture of the mutant's known mistake against its known
+minimum (calls, reads).  Goal (issue 4): every mutant found within 200
+examples at the median, shrunk to its minimum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+import strategies
+from harness.search import plain_features, search
+from targets.selftest import SELFTEST
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--mutant", action="append", help="only these (repeatable)")
+    args = parser.parse_args(argv)
+    strategy = strategies.cases()
+    plain = plain_features(strategy)
+    mutants = [m for m in SELFTEST if not args.mutant or m.name in args.mutant or m.name[9:] in args.mutant]
+    header = ("mutant", "mistake", "found", "median examples", "median s", "shrunk (calls, reads)", "minimum", "at minimum")
+    rows = [header]
+    for mutant in mutants:
+        examples, seconds, sizes = [], [], []
+        for seed in range(args.seeds):
+            findings, stats = search([mutant], strategy, max_examples=2000, budget=120, seed=seed, plain=plain,
+                                     max_rounds=4)
+            if stats.first_found_after is not None:
+                examples.append(stats.first_found_after[0])
+                seconds.append(stats.first_found_after[1])
+            mine = [f for f in findings if f.divergence.kind == mutant.mistake]
+            if mine:
+                sizes.append(min((len(f.case.expected.calls), len(f.case.reads)) for f in mine))
+        minimum = (mutant.extra["minimal"]["calls"], mutant.extra["minimal"]["reads"])
+        at_min = sum(1 for s in sizes if s[0] == minimum[0] and s[1] <= minimum[1])
+        rows.append((mutant.name[len("selftest-"):], mutant.mistake, f"{len(sizes)}/{args.seeds}",
+                     f"{statistics.median(examples):.0f}" if examples else "-",
+                     f"{statistics.median(seconds):.2f}" if seconds else "-",
+                     f"{statistics.median_low(sizes)}" if sizes else "-", f"{minimum}", f"{at_min}/{args.seeds}"))
+        print(" | ".join(rows[-1]), flush=True)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    print()
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+if __name__ == "__main__":
+    main()

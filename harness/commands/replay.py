@@ -1,0 +1,71 @@
+"""``toolfuzz replay PATH...``: run fixture files against targets and print a matrix of what each did.
+
+Exit 0 when every cell is as the fixtures lead us to expect (a recorded
+divergence that still fails, or is now fixed, is expected), 1 when a cell
+diverges that was not recorded as diverging or the reference disagrees with
+a fixture, 2 for a usage or input error.  ``harness.replay`` says how.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+
+from harness.errors import UsageError
+from harness.fixture import write_atomic
+from harness.replay import junit_xml, load_fixtures, render, replay
+from harness.targetspec import resolve_all
+from targets.base import LEVELS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "replay", help="replay fixture files against targets and print a matrix of the results",
+        description="Replay fixture files (or folders of them) on the reference and on targets, and print a "
+        "matrix of fixtures by targets. With no --target, each fixture runs on the built-in targets it "
+        "records. A target recorded as diverging is expected to diverge: it is reported as 'still fails', "
+        "or as 'fixed' once it agrees. Exit 0 when every cell is as expected, 1 when a target diverges "
+        "where it was not recorded to (or the reference disagrees with a fixture), 2 for a usage error.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="fixture file, or folder of *.json fixtures")
+    p.add_argument("--target", action="append", metavar="SPEC", dest="targets",
+                   help="a built-in target name, 'selftest', module:attr or file.py:attr (repeatable); "
+                   "replaces the recorded targets")
+    p.add_argument("--level", choices=LEVELS, default="events",
+                   help="what a module:attr or file.py:attr target is fed (default events)")
+    p.add_argument("--json", action="store_true", help="print a machine-readable report instead of the matrix")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per fixture and target")
+    p.add_argument("--timeout", type=_seconds, default=5.0, metavar="S",
+                   help="seconds a target may take on one fixture (default 5)")
+    p.set_defaults(run=run)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    # Everything that can be wrong with the input is found before anything runs.
+    given = resolve_all(args.targets, args.level) if args.targets else None
+    fixtures = load_fixtures(args.paths)
+    report = replay(fixtures, given, args.timeout)
+    if args.junit:
+        try:
+            write_atomic(args.junit, junit_xml(report))
+        except OSError as e:
+            raise UsageError(f"{args.junit}: cannot write: {e.strerror or e}") from None
+    if args.json:
+        # ASCII: a target's exception text may hold anything, and this output is for machines.
+        json.dump(report.to_json(), sys.stdout, indent=2, ensure_ascii=True)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render(report, shutil.get_terminal_size((120, 24)).columns))
+    return report.exit_code
