@@ -32,12 +32,19 @@ def main(argv: list[str] | None = None) -> None:
     for mutant in mutants:
         examples, seconds, sizes = [], [], []
         for seed in range(args.seeds):
-            findings, stats = search([mutant], strategy, max_examples=2000, budget=120, seed=seed, plain=plain,
-                                     max_rounds=4)
-            if stats.first_found_after is not None:
-                examples.append(stats.first_found_after[0])
-                seconds.append(stats.first_found_after[1])
-            mine = [f for f in findings if f.divergence.kind == mutant.mistake]
+            known: dict = {}
+            mine = []
+            for round_number in range(4):  # until the mutant's own mistake turns up
+                findings, stats = search([mutant], strategy, max_examples=2000, budget=60, plain=plain,
+                                         seed=seed * 100 + round_number, known=known, max_rounds=1)
+                if round_number == 0 and stats.first_found_after is not None:
+                    examples.append(stats.first_found_after[0])
+                    seconds.append(stats.first_found_after[1])
+                for f in findings:
+                    known.setdefault((f.target.name, f.divergence.kind), []).append(f.features)
+                mine = [f for f in findings if f.divergence.kind == mutant.mistake]
+                if mine or not findings:
+                    break
             if mine:
                 sizes.append(min((len(f.case.expected.calls), len(f.case.reads)) for f in mine))
         minimum = (mutant.extra["minimal"]["calls"], mutant.extra["minimal"]["reads"])

@@ -18,9 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import re
-import tempfile
 import textwrap
 import unicodedata
 from pathlib import Path
@@ -31,7 +29,7 @@ from harness.model import INCOMPLETE, Case, Limits
 from harness.observe import observe
 from targets.base import Target
 
-__all__ = ["FORMATS", "MARK_BEGIN", "MARK_END", "events_of", "stem_for", "render", "write_bytes_atomic"]
+__all__ = ["FORMATS", "MARK_BEGIN", "MARK_END", "events_of", "stem_for", "render"]
 
 FORMATS = ("json", "jsonl", "sse", "pytest")
 #: The lines around the one place a user edits in an exported pytest module.
@@ -139,24 +137,6 @@ def _sse(case: Case, stem: str, tools: list[dict[str, Any]]) -> list[tuple[str, 
     }
     files.append((f"{stem}.reads.json", (_json_text(reads, indent=2) + "\n").encode("utf-8")))
     return files
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Like :func:`harness.fixture.write_atomic`, for bytes: the wire need not be UTF-8."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 # -- the standalone pytest module ----------------------------------------------

@@ -114,14 +114,18 @@ def dumps(fixture: Fixture) -> str:
     return json.dumps(fixture.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never half."""
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never half.
+
+    Text is written as UTF-8 with LF line ends; bytes as they are.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+        with os.fdopen(fd, "wb") as out:
+            out.write(raw)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, target)

@@ -26,12 +26,13 @@ more can be removed): stable across runs, and what dedupes fixture files.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from hypothesis import HealthCheck, Phase, find, given, seed as hypothesis_seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, find, given, seed as hypothesis_seed, settings
 from hypothesis import strategies as st
-from hypothesis.errors import Flaky, HypothesisException
+from hypothesis.errors import Flaky, HypothesisException, HypothesisWarning
 from hypothesis.reporting import with_reporter
 
 from harness.compare import Divergence, compare
@@ -176,6 +177,7 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, stat
         suppress_health_check=list(HealthCheck),
         phases=(Phase.generate, Phase.shrink),
         print_blob=False,
+        verbosity=Verbosity.quiet,
     )
     @given(strategy)
     def probe(case: Case) -> None:
@@ -202,7 +204,9 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, stat
 
     found: list[Finding] = []
     try:
-        with with_reporter(lambda message: None):
+        with with_reporter(lambda message: None), warnings.catch_warnings():
+            # The harness reports findings itself; Hypothesis's text for a large case is never read.
+            warnings.simplefilter("ignore", HypothesisWarning)
             probe()
     except _OutOfTime:
         return None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.export import MARK_BEGIN, MARK_END, events_of, pytest_module, render, stem_for, write_bytes_atomic
+from harness.export import MARK_BEGIN, MARK_END, events_of, pytest_module, render, stem_for
 from harness.fixture import Fixture, load
 from harness.model import Call, Case, Outcome
 from harness.observe import observe
@@ -87,13 +87,6 @@ def test_sse_keeps_bytes_that_are_not_utf8_and_the_cuts():
     assert files["x.sse"] == wire
     reads = json.loads(files["x.reads.json"])
     assert reads["cuts"] == [10] and reads["bytes"] == len(wire) and reads["replay"] == "toolfuzz assemble x.sse"
-
-
-def test_write_bytes_atomic_writes_exactly_and_leaves_no_temporary(tmp_path):
-    target = tmp_path / "new" / "x.sse"
-    write_bytes_atomic(target, b"\xff\x00data")
-    write_bytes_atomic(target, b"again")
-    assert target.read_bytes() == b"again" and [p.name for p in target.parent.iterdir()] == ["x.sse"]
 
 
 @pytest.mark.parametrize("name,description", [

@@ -120,3 +120,11 @@ def test_the_seed_fixtures_load():
             "read-splits-multibyte", "disconnect-mid-arguments", "completed-invalid-json"} <= set(names)
     for p in SEED.glob("*.json"):
         assert load(p).name == p.stem
+
+
+def test_an_atomic_write_of_bytes_writes_them_exactly_and_leaves_no_temporary(tmp_path):
+    target = tmp_path / "new" / "x.sse"
+    write_atomic(target, b"\xff\x00data")
+    assert target.read_bytes() == b"\xff\x00data"
+    write_atomic(target, "again é\n")
+    assert target.read_bytes() == "again é\n".encode() and [p.name for p in target.parent.iterdir()] == ["x.sse"]

@@ -2,4 +2,4 @@
 
 from harness.commands import assemble, export, generate, profiles, replay, run, show, targets
 
-COMMANDS = (run, assemble, show, generate, profiles, targets, replay, export)
+COMMANDS = (run, replay, export, generate, profiles, targets, assemble, show)

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import BinaryIO
 
+from harness.commands.arguments import positive_int
 from harness.errors import UsageError
 from harness.model import Limits
 from harness.toolfile import ToolFileError, load_tools
@@ -27,25 +28,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tools", metavar="TOOLS.json", help="tools to validate finished calls against "
                    "(OpenAI tools array, {name, parameters} list or MCP {name, inputSchema} list; a file or folder)")
     defaults = Limits()
-    p.add_argument("--max-events", type=_positive, default=defaults.max_events, metavar="N",
+    p.add_argument("--max-events", type=positive_int, default=defaults.max_events, metavar="N",
                    help=f"stop after N SSE events (default {defaults.max_events})")
-    p.add_argument("--max-bytes", type=_positive, default=defaults.max_stream_bytes, metavar="N",
+    p.add_argument("--max-bytes", type=positive_int, default=defaults.max_stream_bytes, metavar="N",
                    help=f"stop after N bytes of stream (default {defaults.max_stream_bytes})")
-    p.add_argument("--max-argument-bytes", type=_positive, default=defaults.max_argument_bytes, metavar="N",
+    p.add_argument("--max-argument-bytes", type=positive_int, default=defaults.max_argument_bytes, metavar="N",
                    help=f"stop when one call's arguments pass N bytes (default {defaults.max_argument_bytes})")
-    p.add_argument("--read-size", type=_positive, default=READ_SIZE, metavar="N",
+    p.add_argument("--read-size", type=positive_int, default=READ_SIZE, metavar="N",
                    help=f"feed the stream in network reads of N bytes, to replay read cuts (default {READ_SIZE})")
     p.set_defaults(run=run)
 
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} is not positive")
-    return n
 
 
 def run(args: argparse.Namespace) -> int:

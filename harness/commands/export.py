@@ -11,7 +11,8 @@ import argparse
 from pathlib import Path
 
 from harness.errors import UsageError
-from harness.export import FORMATS, render, stem_for, write_bytes_atomic
+from harness.export import FORMATS, render, stem_for
+from harness.fixture import write_atomic
 from harness.replay import load_fixtures
 from targets.base import LEVELS
 
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             files.append((out / name, data))
     for path, data in files:
         try:
-            write_bytes_atomic(path, data)
+            write_atomic(path, data)
         except OSError as e:
             raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
     # Listed after every file is written: a closed pipe must not stop the export.

@@ -9,6 +9,7 @@ from typing import Callable, Iterable, Sequence
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
+from harness.commands.arguments import positive_int
 from harness.errors import UsageError
 from harness.fixture import Fixture, dumps, write_atomic
 from harness.model import Case, Tool
@@ -23,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Generate cases (tool calls streamed in the shapes real servers use, framed, cut into "
         "network reads, with the expected outcome) and write each as a fixture file. The same seed and "
         "options give the same files, byte for byte.")
-    p.add_argument("--count", type=_positive, default=100, metavar="N", help="how many cases (default 100)")
+    p.add_argument("--count", type=positive_int, default=100, metavar="N", help="how many cases (default 100)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="the seed (default 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder to write NNNNN.json fixtures into")
     p.add_argument("--profile", action="append", metavar="NAME", dest="profiles",
@@ -34,15 +35,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress or notes on stderr")
     p.set_defaults(run=run)
 
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} is not positive")
-    return n
 
 
 def _say(args: argparse.Namespace, text: str) -> None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shutil
 import sys
 
+from harness.commands.arguments import positive_seconds
 from harness.errors import UsageError
 from harness.fixture import write_atomic
 from harness.replay import junit_xml, load_fixtures, render, replay
@@ -37,19 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="what a module:attr or file.py:attr target is fed (default events)")
     p.add_argument("--json", action="store_true", help="print a machine-readable report instead of the matrix")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per fixture and target")
-    p.add_argument("--timeout", type=_seconds, default=5.0, metavar="S",
+    p.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="S",
                    help="seconds a target may take on one fixture (default 5)")
     p.set_defaults(run=run)
 
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

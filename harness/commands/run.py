@@ -13,6 +13,7 @@ from xml.etree import ElementTree as ET
 
 from hypothesis.errors import InvalidArgument
 
+from harness.commands.arguments import positive_int, positive_seconds
 from harness.errors import UsageError
 from harness.findings import save
 from harness.fixture import write_atomic
@@ -38,12 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", action="append", default=None, metavar="NAME",
                    help="restrict call shapes to this profile (repeatable; see toolfuzz profiles)")
     p.add_argument("--tools", metavar="FILE", help="tool schemas to generate from (default: the bundled corpus)")
-    p.add_argument("--max-examples", type=_positive_int, default=DEFAULT_EXAMPLES, metavar="N",
+    p.add_argument("--max-examples", type=positive_int, default=DEFAULT_EXAMPLES, metavar="N",
                    help=f"examples to generate at most (default {DEFAULT_EXAMPLES})")
-    p.add_argument("--budget", type=_positive_float, default=DEFAULT_BUDGET, metavar="SECONDS",
+    p.add_argument("--budget", type=positive_seconds, default=DEFAULT_BUDGET, metavar="SECONDS",
                    help=f"time to search at most; shrinking a finding may run past it (default {DEFAULT_BUDGET:g})")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for a reproducible run (default: random)")
-    p.add_argument("--timeout", type=_positive_float, default=5.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="SECONDS",
                    help="time limit per case per target (default 5)")
     p.add_argument("--findings", default="findings", metavar="DIR", help="where fixtures go (default findings/)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
@@ -51,24 +52,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} is not positive")
-    return n
-
-
-def _positive_float(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not x > 0:
-        raise argparse.ArgumentTypeError(f"{text} is not positive")
-    return x
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,25 +1,35 @@
-"""``toolfuzz targets``: the built-in targets, their level, version and what they claim."""
+"""``toolfuzz targets``: the built-in targets, their level, version and what they claim, and every library adapter installed or not."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from targets import adapters
 from targets.registry import builtin_targets
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("targets", help="list the built-in targets",
-                       description="List the built-in targets with their level, version and claims.")
+                       description="List the built-in targets with their level, version and claims, and "
+                       "whether each library adapter is installed.")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = [("name", "level", "version", "claims", "what")]
-    for t in builtin_targets().values():
+    targets = builtin_targets()
+    state = {name: why for name, _, why in adapters.status()}
+    rows = [("name", "level", "version", "claims", "installed", "what")]
+    for t in targets.values():
         rows.append((t.name, t.level, t.version or "-", ",".join(sorted(t.reports)),
+                     "yes" if state.get(t.name, "installed") == "installed" else "no",
                      ("[self-test] " if t.selftest else "") + t.summary))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    # Adapters whose library is missing (or does not import): listed so that
+    # nobody wonders where they went, with what to install.
+    for name, version, why in adapters.status():
+        if name not in targets:
+            rows.append((name, "-", version, "-", "no", why))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
     for r in rows:
-        sys.stdout.write("  ".join(c.ljust(w) for c, w in zip(r[:4], widths)) + "  " + r[4] + "\n")
+        sys.stdout.write("  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] + "\n")
     return 0
