@@ -107,11 +107,17 @@ def _wire_to_json(wire: bytes, cuts: tuple[int, ...]) -> dict[str, Any]:
     return {"encoding": "utf-8", "lines": lines, "cuts": list(cuts)}
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dumps(fixture: Fixture) -> str:
     # ensure_ascii=False keeps non-ASCII readable; json (not orjson) because
-    # arguments may hold integers past 64 bits.  Lone surrogates cannot occur:
-    # every string here came from valid UTF-8 or from the JSON model.
-    return json.dumps(fixture.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    # arguments may hold integers past 64 bits.  What a target observed may
+    # hold lone UTF-16 halves (a library that never joined them): those
+    # cannot be UTF-8, so they are written as \uXXXX escapes, which read back
+    # as the same string.  Surrogates only ever occur inside JSON strings.
+    text = json.dumps(fixture.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:

@@ -100,10 +100,13 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             raise TargetBlocked(f"open for writing {path!r}")
 
 
+_temp: str | None = None
+
+
 def _in_temp(path: str | bytes) -> bool:
+    assert _temp is not None
     p = os.path.realpath(os.fsdecode(path))
-    temp = os.path.realpath(tempfile.gettempdir())
-    return p == temp or p.startswith(temp + os.sep)
+    return p == _temp or p.startswith(_temp + os.sep)
 
 
 def _brief(args: tuple[Any, ...]) -> str:
@@ -111,8 +114,11 @@ def _brief(args: tuple[Any, ...]) -> str:
 
 
 def _install_hook() -> None:
-    global _hook_installed
+    global _hook_installed, _temp
     if not _hook_installed:
+        # Before the hook: the first gettempdir() writes a probe file, which
+        # inside a target would re-enter the hook under tempfile's lock.
+        _temp = os.path.realpath(tempfile.gettempdir())
         sys.addaudithook(_audit)  # audit hooks cannot be removed; it is inert outside a target call
         _hook_installed = True
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.model import Limits
+from targets import adapters
 from targets.base import ALL_CLAIMS, Target
 from targets.reference import Assembler
 from targets.selftest import PLAIN, SELFTEST
@@ -25,6 +26,6 @@ REFERENCE = Target(name="reference", fn=_reference, level="bytes",
 
 
 def builtin_targets() -> dict[str, Target]:
-    """Every built-in target by name, installed or not (library adapters join here)."""
-    targets = [REFERENCE, PLAIN, *SELFTEST]
+    """Every built-in target by name: the reference, the self-test, and each library adapter that is installed."""
+    targets = [REFERENCE, PLAIN, *SELFTEST, *adapters.installed()]
     return {t.name: t for t in targets}

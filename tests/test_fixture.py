@@ -128,3 +128,12 @@ def test_an_atomic_write_of_bytes_writes_them_exactly_and_leaves_no_temporary(tm
     assert target.read_bytes() == b"\xff\x00data"
     write_atomic(target, "again é\n")
     assert target.read_bytes() == "again é\n".encode() and [p.name for p in target.parent.iterdir()] == ["x.sse"]
+
+
+def test_lone_surrogates_a_target_observed_are_written_as_escapes_and_read_back():
+    f = sample()
+    odd = Fixture(case=f.case, name="odd", observed={"t": {"arguments": "a\ud83db"}})
+    text = dumps(odd)
+    assert "\\ud83d" in text
+    text.encode("utf-8")  # the file is UTF-8
+    assert loads(text).observed["t"]["arguments"] == "a\ud83db"
