@@ -15,7 +15,7 @@ import argparse
 import statistics
 
 import strategies
-from harness.search import plain_features, search
+from harness.search import search
 from targets.selftest import SELFTEST
 
 
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mutant", action="append", help="only these (repeatable)")
     args = parser.parse_args(argv)
     strategy = strategies.cases()
-    plain = plain_features(strategy)
+    plain = strategies.PLAIN_FEATURES
     mutants = [m for m in SELFTEST if not args.mutant or m.name in args.mutant or m.name[9:] in args.mutant]
     header = ("mutant", "mistake", "found", "median examples", "median s", "shrunk (calls, reads)", "minimum", "at minimum")
     rows = [header]

@@ -13,7 +13,7 @@ from harness.compare import KINDS
 from harness.fixture import Fixture, FixtureError, dumps, load, write_atomic
 from harness.search import Finding
 
-__all__ = ["fixture_for", "path_for", "save", "size_of"]
+__all__ = ["fixture_for", "path_for", "save"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
@@ -30,12 +30,6 @@ def path_for(root: Path, finding: Finding) -> Path:
     """``<root>/<target>/<kind>--<features>.json``: a person can tell what it is from the name."""
     features = "+".join(sorted(finding.features)) or "plain"
     return root / _slug(finding.target.name) / f"{finding.divergence.kind}--{_slug(features, 120)}.json"
-
-
-def size_of(fixture: Fixture) -> tuple[int, int, int]:
-    """Smaller is fewer calls, then fewer reads, then fewer bytes."""
-    case = fixture.case
-    return (len(case.expected.calls), len(case.reads), len(case.wire))
 
 
 def fixture_for(finding: Finding, seed: int | None) -> Fixture:
@@ -72,7 +66,7 @@ def save(root: Path, finding: Finding, seed: int | None) -> tuple[Path, str]:
             old = load(path)
         except FixtureError:
             old = None  # an unreadable file is replaced, not trusted
-        if old is not None and size_of(old) <= size_of(fixture):
+        if old is not None and old.case.size <= fixture.case.size:
             return path, "kept"
     write_atomic(path, dumps(fixture))
     return path, "written"

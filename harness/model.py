@@ -175,6 +175,11 @@ class Case:
         return b"".join(self.reads)
 
     @property
+    def size(self) -> tuple[int, int, int]:
+        """What "smaller" means for a case: fewer calls, then fewer reads, then fewer bytes."""
+        return (len(self.expected.calls), len(self.reads), sum(map(len, self.reads)))
+
+    @property
     def cuts(self) -> tuple[int, ...]:
         """Byte offsets into the wire where one read ends and the next begins."""
         offsets, at = [], 0

@@ -18,6 +18,12 @@ distinct.  Between rounds, the findings of the last round become known, and
 the next round (with the next seed) searches for the others.  The search ends
 when a round finds nothing new, or when the examples or the time run out.
 
+Time is bounded twice: no new example is generated after the budget, and
+shrinking stops at the budget plus :data:`SHRINK_GRACE` of it.  Every failing
+case the probe meets is remembered if it is the smallest yet for its (target,
+kind), so a round cut short still hands back its findings, shrunk as far as
+it got.
+
 The signature of a finding is its target, its kind and the features of its
 shrunk case (the profiles and transport variants that remain when nothing
 more can be removed): stable across runs, and what dedupes fixture files.
@@ -30,7 +36,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from hypothesis import HealthCheck, Phase, Verbosity, find, given, seed as hypothesis_seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hypothesis_seed, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky, HypothesisException, HypothesisWarning
 from hypothesis.reporting import with_reporter
@@ -40,13 +46,11 @@ from harness.model import Case
 from harness.observe import Observation, chunks_of, observe
 from targets.base import Target
 
-__all__ = ["Finding", "SearchStats", "search", "signature_of", "is_explained", "plain_features"]
+__all__ = ["Finding", "SearchStats", "search", "signature_of", "is_explained", "SHRINK_GRACE"]
 
-
-def plain_features(strategy: st.SearchStrategy[Case]) -> frozenset[str]:
-    """The features of the simplest case the strategy makes: what every signature leaves out."""
-    simplest = find(strategy, lambda case: True, settings=settings(database=None, max_examples=10, derandomize=True))
-    return frozenset(simplest.features)
+#: Shrinking may run past the budget by at most this share of it; then the
+#: smallest case seen so far for each finding is kept.
+SHRINK_GRACE = 0.25
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,8 @@ class SearchStats:
     seconds_in: dict[str, float] = field(default_factory=dict)
     flaky: list[str] = field(default_factory=list)
     stopped_by: str = ""
+    #: Findings of the current round being shrunk (0 while generating).
+    shrinking: int = 0
     #: Examples and seconds when the first divergence of the search was met (before shrinking).
     first_found_after: tuple[int, float] | None = None
 
@@ -144,9 +150,9 @@ def search(
             stats.stopped_by = "budget"
             break
         stats.rounds += 1
-        new = _round(targets, strategy, remaining, seed + round_number, timeout, known, deadline, stats,
-                     on_progress, plain)
-        if new is None:
+        new, cut_short = _round(targets, strategy, remaining, seed + round_number, timeout, known, deadline,
+                                deadline + budget * SHRINK_GRACE, stats, on_progress, plain)
+        if cut_short and not new:
             stats.stopped_by = "budget"
             break
         if not new:
@@ -162,10 +168,12 @@ def search(
     return findings, stats
 
 
-def _round(targets, strategy, max_examples, seed, timeout, known, deadline, stats, on_progress,
-           plain) -> list[Finding] | None:
+def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard_deadline, stats, on_progress,
+           plain) -> tuple[list[Finding], bool]:
+    """One Hypothesis run: its findings, and whether time cut it short."""
     failing = False
     last_report = 0.0
+    smallest: dict[tuple[str, str], Finding] = {}
 
     @hypothesis_seed(seed)
     @settings(
@@ -182,9 +190,14 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, stat
     @given(strategy)
     def probe(case: Case) -> None:
         nonlocal failing, last_report
+        now = time.monotonic()
+        if now >= (hard_deadline if failing else deadline):
+            raise _OutOfTime()
+        if failing and now - last_report >= 0.5:
+            last_report = now
+            stats.shrinking = len(smallest)
+            on_progress(stats)
         if not failing:
-            if time.monotonic() >= deadline:
-                raise _OutOfTime()
             stats.examples += 1
             now = time.monotonic()
             if now - last_report >= 0.5:
@@ -199,8 +212,11 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, stat
                     if stats.first_found_after is None:
                         stats.first_found_after = (stats.examples, stats.elapsed)
                     failing = True
-                    raise _class_for(target.name, divergence.kind)(
-                        Finding(target, divergence, case, observation, plain))
+                    finding = Finding(target, divergence, case, observation, plain)
+                    key = (target.name, divergence.kind)
+                    if key not in smallest or case.size < smallest[key].case.size:
+                        smallest[key] = finding
+                    raise _class_for(*key)(finding)
 
     found: list[Finding] = []
     try:
@@ -209,7 +225,9 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, stat
             warnings.simplefilter("ignore", HypothesisWarning)
             probe()
     except _OutOfTime:
-        return None
+        stats.shrinking = 0
+        on_progress(stats)
+        return _one_per_signature(smallest.values()), True
     except _Found as e:
         found.append(e.finding)
     except BaseExceptionGroup as group:
@@ -222,8 +240,13 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, stat
                 raise
     except Flaky as e:
         stats.flaky.append(str(e).splitlines()[0])
+    stats.shrinking = 0
     on_progress(stats)
-    # One finding per signature: the shrinker may reach the same place twice.
+    return _one_per_signature(found), False
+
+
+def _one_per_signature(found: Iterable[Finding]) -> list[Finding]:
+    # The shrinker may reach the same place twice.
     unique: dict[str, Finding] = {}
     for f in found:
         unique.setdefault(f.signature, f)

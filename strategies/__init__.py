@@ -15,7 +15,7 @@ and :func:`cases`, which runs them all and knows the outcome.
 """
 
 from strategies.arguments import schema_values, tool_arguments
-from strategies.cases import cases, profile_sets
+from strategies.cases import PLAIN_FEATURES, cases, profile_sets
 from strategies.chunks import groupings, render_chunk
 from strategies.corpus import bundled_tools
 from strategies.endings import call_defects, finish_reasons, stream_endings
@@ -29,6 +29,7 @@ from strategies.serialise import SERIALISERS, serialisations
 from strategies.usable import usable_tools
 
 __all__ = [
+    "PLAIN_FEATURES",
     "PROFILES",
     "Profile",
     "SERIALISERS",

@@ -38,7 +38,12 @@ from strategies.serialise import serialisations
 from strategies.stage import boolean, integer, pick, stage
 from strategies.usable import usable_tools
 
-__all__ = ["cases", "profile_sets", "LARGE_ARGUMENTS"]
+__all__ = ["cases", "profile_sets", "LARGE_ARGUMENTS", "PLAIN_FEATURES"]
+
+#: The features of the plainest case, the one every case shrinks toward: one
+#: read, LF framing, the documented shape, a clean [DONE].  A finding's
+#: signature leaves them out (tests/test_strategies_cases.py holds this true).
+PLAIN_FEATURES = frozenset({"done", "lf", "openai", "single-read"})
 
 #: Arguments longer than this (UTF-8 bytes) make a case ``large-arguments``.
 LARGE_ARGUMENTS = 10 * 1024

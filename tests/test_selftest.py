@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.search import plain_features, search
+from harness.search import search
 from targets.registry import REFERENCE
 from targets.selftest import PLAIN, SELFTEST
 from targets.selftest.plain import assemble_chunks
@@ -16,7 +16,7 @@ import strategies
 def run():
     strategy = strategies.cases()
     findings, stats = search([REFERENCE, PLAIN, *SELFTEST], strategy, max_examples=1500, budget=150, seed=20261202,
-                             plain=plain_features(strategy))
+                             plain=strategies.PLAIN_FEATURES)
     return findings, stats
 
 

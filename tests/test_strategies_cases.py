@@ -8,7 +8,7 @@ from hypothesis.errors import InvalidArgument
 
 from harness.fixture import Fixture, dumps, loads
 from harness.model import Tool
-from strategies import PROFILES, cases
+from strategies import PLAIN_FEATURES, PROFILES, cases
 from strategies.expect import parses
 from targets.reference import SSEDecoder, assemble
 
@@ -79,7 +79,7 @@ def test_the_seed_two_call_example_is_generated():
 
 def test_cases_shrink_to_the_plain_openai_stream():
     case = find(ALL, lambda c: True, settings=settings(database=None, suppress_health_check=list(HealthCheck)))
-    assert case.features == ("done", "lf", "openai", "single-read")
+    assert case.features == ("done", "lf", "openai", "single-read") == tuple(sorted(PLAIN_FEATURES))
     assert case.wire.startswith(b'data: {"id":"chatcmpl-toolfuzz"') and case.wire.endswith(b"data: [DONE]\n\n")
     assert [c.status for c in case.expected.calls] == ["complete"]
 

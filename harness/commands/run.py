@@ -17,11 +17,11 @@ from harness.commands.arguments import positive_int, positive_seconds
 from harness.errors import UsageError
 from harness.findings import save
 from harness.fixture import write_atomic
-from harness.search import Finding, SearchStats, plain_features, search
+from harness.search import Finding, SearchStats, search
 from harness.targetspec import default_targets, resolve_all
 from targets.base import Target
 
-DEFAULT_BUDGET = 100.0
+DEFAULT_BUDGET = 90.0
 DEFAULT_EXAMPLES = 2000
 
 
@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-examples", type=positive_int, default=DEFAULT_EXAMPLES, metavar="N",
                    help=f"examples to generate at most (default {DEFAULT_EXAMPLES})")
     p.add_argument("--budget", type=positive_seconds, default=DEFAULT_BUDGET, metavar="SECONDS",
-                   help=f"time to search at most; shrinking a finding may run past it (default {DEFAULT_BUDGET:g})")
+                   help=f"time to search (default {DEFAULT_BUDGET:g}); shrinking what was found may run past it by a "
+                   "quarter at most, and keeps the smallest case seen by then")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for a reproducible run (default: random)")
     p.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="SECONDS",
                    help="time limit per case per target (default 5)")
@@ -56,7 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     targets = resolve_all(args.target, args.level) if args.target else default_targets()
-    import strategies  # the harness is the one place that knows both halves
+    # Imported here, not at the top: every command loads this module, and only
+    # run needs the strategies (the harness is the one place that knows both).
+    import strategies
     from harness.commands.generate import resolve_tools
 
     tools = resolve_tools(args.tools, lambda text: print(f"toolfuzz run: {text}", file=sys.stderr)) \
@@ -64,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         strategy = strategies.cases(tools=tools, profiles=args.profile)
-        plain = plain_features(strategy)
     except InvalidArgument as e:
         raise UsageError(str(e)) from None
     seed = args.seed if args.seed is not None else random.randrange(2**32)
@@ -81,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
     findings, stats = search(targets, strategy, max_examples=args.max_examples, budget=args.budget, seed=seed,
                              timeout=args.timeout, on_finding=on_finding, on_progress=progress.update,
-                             plain=plain)
+                             plain=strategies.PLAIN_FEATURES)
     progress.done(stats)
     summary = _summary(targets, saved, stats, seed)
     if args.json:
@@ -114,7 +116,10 @@ class _Progress:
 
     def update(self, stats: SearchStats) -> None:
         found = sum(stats.divergences.values())
-        text = f"{stats.examples} examples, {found} divergence{'s' * (found != 1)}, {stats.elapsed:.0f} s"
+        text = f"{stats.examples} examples, {found} divergence{'s' * (found != 1)}"
+        if stats.shrinking:
+            text += f", shrinking {stats.shrinking} more"
+        text += f", {stats.elapsed:.0f} s"
         if self.live:
             self._clear()
             self.stream.write(text)
