@@ -119,7 +119,7 @@ def _pair(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]):
     for e in expected:
         want.setdefault((e.choice, e.index), []).append(e)
     have: dict[tuple[int, Any], list[ObservedCall]] = {}
-    for position, o in enumerate(observed):
+    for o in observed:
         have.setdefault((o.choice, o.index), []).append(o)
     pairs, lost, phantoms = [], [], []
     for key, es in want.items():

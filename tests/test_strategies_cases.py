@@ -69,8 +69,11 @@ def test_the_seed_two_call_example_is_generated():
         order = entries(case)
         return order[:1] == [0] and 1 in order and 0 in order[order.index(1):] and order[-1] == 1
 
+    # A generous budget: find() stops at the first match, and how soon that comes
+    # under the derandomised CI profile shifts with what else the session imported
+    # (Hypothesis draws on constants from loaded modules).
     case = find(cases(profiles=["openai"]), shaped,
-                settings=settings(max_examples=3000, database=None, suppress_health_check=list(HealthCheck)))
+                settings=settings(max_examples=30_000, database=None, suppress_health_check=list(HealthCheck)))
     _agree(case)
     first, second = case.expected.calls
     assert first.id and second.id and first.id != second.id
