@@ -121,6 +121,10 @@ class Assembler:
         self._pending = self._sse._pending  # the short path for tiny reads appends here directly
         self._short_path = False
         self._room = limits.max_stream_bytes
+        # The pending line's length when the last read went the long way, and
+        # the length it may reach on the short path before the stream bound.
+        self._mark = 0
+        self._short_limit = 0
         self._events_left = limits.max_events
         self._records: list[_Record] = []
         self._by_key: dict[tuple[int, int], _Record] = {}
@@ -138,12 +142,15 @@ class Assembler:
     def feed(self, data: bytes) -> list[Event]:
         # Reads of a few bytes with no line end only extend the pending line;
         # taking them here keeps one-byte reads cheap.
-        if self._short_path and 10 not in data and 13 not in data and len(data) <= self._room:
-            self._room -= len(data)
-            self._pending += data
-            return []
+        if self._short_path and 10 not in data and 13 not in data:
+            pending = self._pending
+            pending += data
+            if len(pending) <= self._short_limit:
+                return []
+            del pending[len(pending) - len(data):]  # past the bound: the long way decides
         if self.outcome is not None:
             return []
+        self._room -= len(self._pending) - self._mark  # what the short path took since
         out = self._begin()
         over = len(data) > self._room
         if over:
@@ -158,6 +165,8 @@ class Assembler:
             pass
         except StreamStopped as stop:
             self._end(stop.error)
+        self._mark = len(self._pending)
+        self._short_limit = self._mark + self._room
         self._short_path = self.outcome is None and self._sse.settled
         return out
 
