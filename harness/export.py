@@ -21,7 +21,6 @@ import json
 import re
 import textwrap
 import unicodedata
-from pathlib import Path
 from typing import Any
 
 from harness.fixture import Fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from hypothesis import strategies as st
 
 from strategies.stage import boolean, integer, stage
 

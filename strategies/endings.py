@@ -11,7 +11,6 @@ incomplete.  Per call, ``invalid-json``, ``schema-invalid`` and
 
 from __future__ import annotations
 
-import json
 from typing import Any, Sequence
 
 from hypothesis import strategies as st

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hypothesis import strategies as st
 
 from strategies.stage import integer, pick, stage
 

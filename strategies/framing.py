@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import orjson
-from hypothesis import strategies as st
 
 from strategies.stage import boolean, integer, pick, stage
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hypothesis import strategies as st
 
 from strategies.stage import boolean, integer, pick, stage
 
@@ -19,7 +18,6 @@ _CONTINUATION = re.compile(rb"[\x80-\xbf]")
 def hard_offsets(wire: bytes) -> dict[str, list[int]]:
     """Offsets (0 < i < len) where a read boundary splits something."""
     places: dict[str, list[int]] = {"utf8": [], "crlf": [], "field": []}
-    n = len(wire)
     i = wire.find(b"\r\n")
     while i != -1:
         places["crlf"].append(i + 1)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import orjson
-from hypothesis import strategies as st
 
 from strategies.stage import pick, stage
 

@@ -93,5 +93,5 @@ def _describe(event: object) -> list[str]:
         return [f"    choice {event.choice} finished: {event.finish_reason}"]
     if isinstance(event, StreamEnded):
         error = event.outcome.error
-        return [f"    stream ended" + (f" with {error.code}: {error.message}" if error else "")]
+        return ["    stream ended" + (f" with {error.code}: {error.message}" if error else "")]
     return []
