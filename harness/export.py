@@ -25,8 +25,7 @@ from typing import Any
 
 from harness.fixture import Fixture
 from harness.model import INCOMPLETE, Case, Limits
-from harness.observe import observe
-from targets.base import Target
+from harness.observe import chunks_of, parse_chunks
 
 __all__ = ["FORMATS", "MARK_BEGIN", "MARK_END", "events_of", "stem_for", "render"]
 
@@ -42,15 +41,8 @@ MAX_STEM = 80
 
 
 def events_of(case: Case) -> list[dict[str, Any]]:
-    """The parsed chunks an events-level target is fed for ``case``, as ``observe`` feeds them."""
-    fed: list[Any] = []
-
-    def capture(chunks: list[dict[str, Any]]) -> list[Any]:
-        fed.extend(chunks)
-        return []
-
-    observe(Target(name="export", fn=capture, level="events"), case, timeout=0)
-    return fed
+    """The parsed chunks an events-level target is fed for ``case``, exactly as ``observe`` feeds them."""
+    return parse_chunks(chunks_of(case))
 
 
 def stem_for(name: str, taken: set[str], python: bool = False) -> str:

@@ -25,7 +25,7 @@ from harness.model import STATUSES, Case
 from targets.base import Target
 from targets.reference.sse import SSEDecoder
 
-__all__ = ["ObservedCall", "Observation", "observe", "chunks_of", "TargetBlocked"]
+__all__ = ["ObservedCall", "Observation", "observe", "chunks_of", "parse_chunks", "TargetBlocked"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +139,8 @@ def chunks_of(case: Case) -> list[bytes]:
     return payloads
 
 
-def _parse(payloads: list[bytes]) -> list[dict[str, Any]]:
+def parse_chunks(payloads: list[bytes]) -> list[dict[str, Any]]:
+    """The chunks an events-level target is fed: each payload parsed afresh, up to the first undecodable one."""
     chunks = []
     for p in payloads:
         try:
@@ -161,7 +162,7 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
     if target.level == "bytes":
         arg: Any = list(case.reads)
     else:
-        arg = _parse(chunks_of(case) if payloads is None else payloads)
+        arg = parse_chunks(chunks_of(case) if payloads is None else payloads)
     use_alarm = timeout > 0 and threading.current_thread() is threading.main_thread()
     previous = None
     if use_alarm:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from harness.fixture import iter_fixture_paths, load
+from harness.observe import chunks_of, parse_chunks
 from harness.search import search
 from targets.registry import REFERENCE
 from targets.selftest import PLAIN, SELFTEST
@@ -47,15 +51,10 @@ def test_the_shared_buffer_shrinks_to_two_interleaved_calls_of_one_fragment_each
 
 
 def _chunks(case):
-    from harness.observe import _parse, chunks_of
-    return _parse(chunks_of(case))
+    return parse_chunks(chunks_of(case))
 
 
 def test_the_plain_assembler_agrees_with_the_reference_on_the_seed_fixtures():
-    from pathlib import Path
-
-    from harness.fixture import iter_fixture_paths, load
-
     for path in iter_fixture_paths([str(Path(__file__).resolve().parent.parent / "findings" / "seed")]):
         case = load(path).case
         got = assemble_chunks(_chunks(case))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 
+from targets.base import LEVELS
+
 
 def positive_int(text: str) -> int:
     try:
@@ -24,3 +26,14 @@ def positive_seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
     return value
+
+
+def add_target_options(p: argparse.ArgumentParser, default_targets: str) -> None:
+    """``--target``, ``--level`` and ``--timeout``, the same for every command that runs targets."""
+    p.add_argument("--target", action="append", default=[], metavar="SPEC",
+                   help="a built-in target name, 'selftest', module:attr or path/file.py:attr (repeatable; "
+                   f"default: {default_targets})")
+    p.add_argument("--level", choices=LEVELS, default="events",
+                   help="what a plain-function target is handed: parsed chunks (events) or network reads (bytes)")
+    p.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="SECONDS",
+                   help="time limit per case per target (default 5)")

@@ -13,12 +13,11 @@ import json
 import shutil
 import sys
 
-from harness.commands.arguments import positive_seconds
+from harness.commands.arguments import add_target_options
 from harness.errors import UsageError
 from harness.fixture import write_atomic
 from harness.replay import junit_xml, load_fixtures, render, replay
 from harness.targetspec import resolve_all
-from targets.base import LEVELS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,22 +29,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         "or as 'fixed' once it agrees. Exit 0 when every cell is as expected, 1 when a target diverges "
         "where it was not recorded to (or the reference disagrees with a fixture), 2 for a usage error.")
     p.add_argument("paths", nargs="+", metavar="PATH", help="fixture file, or folder of *.json fixtures")
-    p.add_argument("--target", action="append", metavar="SPEC", dest="targets",
-                   help="a built-in target name, 'selftest', module:attr or file.py:attr (repeatable); "
-                   "replaces the recorded targets")
-    p.add_argument("--level", choices=LEVELS, default="events",
-                   help="what a module:attr or file.py:attr target is fed (default events)")
+    add_target_options(p, "the reference and the built-in targets each fixture records")
     p.add_argument("--json", action="store_true", help="print a machine-readable report instead of the matrix")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per fixture and target")
-    p.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="S",
-                   help="seconds a target may take on one fixture (default 5)")
     p.set_defaults(run=run)
 
 
 
 def run(args: argparse.Namespace) -> int:
     # Everything that can be wrong with the input is found before anything runs.
-    given = resolve_all(args.targets, args.level) if args.targets else None
+    given = resolve_all(args.target, args.level) if args.target else None
     fixtures = load_fixtures(args.paths)
     report = replay(fixtures, given, args.timeout)
     if args.junit:

@@ -13,7 +13,7 @@ from xml.etree import ElementTree as ET
 
 from hypothesis.errors import InvalidArgument
 
-from harness.commands.arguments import positive_int, positive_seconds
+from harness.commands.arguments import add_target_options, positive_int, positive_seconds
 from harness.errors import UsageError
 from harness.findings import save
 from harness.fixture import write_atomic
@@ -31,11 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Generate streams whose outcome is known by construction, run every target on each, and "
         "shrink every distinct divergence into a fixture file. Exit 0 when nothing diverged, 1 when something "
         "did, 2 for a usage or input error.")
-    p.add_argument("--target", action="append", default=[], metavar="SPEC",
-                   help="a built-in target name, 'selftest', module:attr or path/file.py:attr (repeatable; "
-                   "default: every installed built-in target)")
-    p.add_argument("--level", choices=("events", "bytes"), default="events",
-                   help="what a plain-function target is handed: parsed chunks (events) or network reads (bytes)")
+    add_target_options(p, "every installed built-in target")
     p.add_argument("--profile", action="append", default=None, metavar="NAME",
                    help="restrict call shapes to this profile (repeatable; see toolfuzz profiles)")
     p.add_argument("--tools", metavar="FILE", help="tool schemas to generate from (default: the bundled corpus)")
@@ -45,8 +41,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"time to search (default {DEFAULT_BUDGET:g}); shrinking what was found may run past it by a "
                    "quarter at most, and keeps the smallest case seen by then")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for a reproducible run (default: random)")
-    p.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="SECONDS",
-                   help="time limit per case per target (default 5)")
     p.add_argument("--findings", default="findings", metavar="DIR", help="where fixtures go (default findings/)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.add_argument("--junit", metavar="FILE", help="also write the summary as JUnit XML")
