@@ -18,15 +18,20 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from harness.model import DIALECTS
 from strategies import (
     bundled_tools,
+    call_defects,
     cases,
+    finish_reasons,
     fragments,
     framings,
     interleavings,
+    profile_sets,
     read_cuts,
     schema_values,
     serialisations,
+    stream_endings,
     tool_arguments,
 )
 from strategies.arguments import validator
@@ -45,10 +50,8 @@ def rate(strategy: st.SearchStrategy[Any], n: int) -> float:
     return n / (time.perf_counter() - start)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--examples", type=int, default=1000)
-    n = parser.parse_args().examples
+def measure(n: int = 1000) -> list[tuple[str, float]]:
+    """Cases per second for each stage, end to end last: (stage, rate) rows for ``python -m bench`` too."""
     tools = bundled_tools()
     text = json.dumps({"path": "src/main.py", "content": 'print("hé\\\\llo")\n' * 20})
     wire = b"".join(b'data: {"choices":[{"index":0,"delta":{"content":"h\xc3\xa9"}}]}\r\n\r\n' for _ in range(20))
@@ -68,9 +71,19 @@ def main() -> None:
         ("interleaving (3 calls)", interleavings([6, 4, 8])),
         ("framing (10 payloads)", framings([Payload({"choices": [], "n": i}) for i in range(10)])),
         ("read cuts (1.5 KB wire)", read_cuts(wire)),
+        ("call shapes: profile_sets()", profile_sets()),
+        ("endings: stream_endings, finish_reasons, call_defects",
+         st.tuples(stream_endings(), finish_reasons("tool_calls"), call_defects())),
+        *[(f"end to end: cases(dialect={d!r})", cases(dialect=d)) for d in DIALECTS if d != "openai-chat"],
         ("end to end: cases()", cases()),
     ]
-    results = [(name, rate(s, n)) for name, s in rows]
+    return [(name, rate(s, n)) for name, s in rows]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--examples", type=int, default=1000)
+    results = measure(parser.parse_args().examples)
     end_to_end = results[-1][1]
     print(f"{'stage':<58} {'cases/s':>9} {'x end-to-end':>13}")
     for name, r in results:

@@ -88,11 +88,9 @@ def timed_pair(a: tuple, b: tuple, rounds: int) -> tuple[tuple[float, float], fl
     return (best[0], best[1]), statistics.median(ratios)
 
 
-def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mb", type=float, default=8.0, help="size of the large stream in MB (default 8)")
-    args = parser.parse_args(argv)
-    wire = realistic_stream(int(args.mb * 1024 * 1024))
+def measure(size_mb: float = 8.0) -> list[tuple[str, str]]:
+    """The figures as (what, value) rows, for this module's output and for ``python -m bench``."""
+    wire = realistic_stream(int(size_mb * 1024 * 1024))
     mb = len(wire) / 1024 / 1024
     reads = cut(wire, 64 * 1024)
     # Each ratio is the median over rounds of (B / A) with A and B timed back to
@@ -103,7 +101,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
     small = wire[: 1024 * 1024]
     small = small[: small.rindex(b"\n\n") + 2]
     _, r_bytewise = timed_pair((reference, (cut(small, 64 * 1024),)), (reference, (cut(small, 1),)), rounds=5)
-    parts = [realistic_stream(int(args.mb * 1024 * 1024 * k / 4), seed=k) for k in (1, 4)]
+    parts = [realistic_stream(int(size_mb * 1024 * 1024 * k / 4), seed=k) for k in (1, 4)]
     (t_1x, t_4x), r_linear = timed_pair((reference, (cut(parts[0], 64 * 1024),)),
                                         (reference, (cut(parts[1], 64 * 1024),)), rounds=5)
     r_linear *= len(parts[0]) / len(parts[1])
@@ -124,6 +122,14 @@ def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
         (f"one {len(big) / 1024 / 1024:.1f} MB line: 1 KiB reads / one read",
          f"{r_big:.1f}x ({t_big_1k * 1000:.0f} ms vs {t_big_whole * 1000:.0f} ms)"),
     ]
+    return rows
+
+
+def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=8.0, help="size of the large stream in MB (default 8)")
+    args = parser.parse_args(argv)
+    rows = measure(args.mb)
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")

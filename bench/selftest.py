@@ -13,29 +13,34 @@ from __future__ import annotations
 
 import argparse
 import statistics
+from typing import Callable
 
 import strategies
 from harness.search import search
 from targets.selftest import SELFTEST
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--mutant", action="append", help="only these (repeatable)")
-    args = parser.parse_args(argv)
-    strategy = strategies.cases()
+HEADER = ("mutant", "mistake", "found", "median examples", "median s", "shrunk (calls, reads)", "minimum",
+          "at minimum")
+
+
+def measure(seeds: int = 10, names: list[str] | None = None,
+            on_row: Callable[[tuple[str, ...]], None] = lambda row: None,
+            budget: float = 60) -> list[tuple[str, ...]]:
+    """One row per mutant (see HEADER), for this module's output and for ``python -m bench``."""
     plain = strategies.PLAIN_FEATURES
-    mutants = [m for m in SELFTEST if not args.mutant or m.name in args.mutant or m.name[9:] in args.mutant]
-    header = ("mutant", "mistake", "found", "median examples", "median s", "shrunk (calls, reads)", "minimum", "at minimum")
-    rows = [header]
+    mutants = [m for m in SELFTEST if not names or m.name in names or m.name[9:] in names]
+    rows = []
     for mutant in mutants:
+        # A mutant of another dialect only shows its mistake on that dialect's streams.
+        dialect = "openai-chat" if "openai-chat" in mutant.dialects else mutant.dialects[0]
+        strategy = strategies.cases(dialect=dialect)
         examples, seconds, sizes = [], [], []
-        for seed in range(args.seeds):
+        for seed in range(seeds):
             known: dict = {}
             mine = []
             for round_number in range(4):  # until the mutant's own mistake turns up
-                findings, stats = search([mutant], strategy, max_examples=2000, budget=60, plain=plain,
+                findings, stats = search([mutant], strategy, max_examples=2000, budget=budget, plain=plain,
                                          seed=seed * 100 + round_number, known=known, max_rounds=1)
                 if round_number == 0 and stats.first_found_after is not None:
                     examples.append(stats.first_found_after[0])
@@ -49,11 +54,21 @@ def main(argv: list[str] | None = None) -> None:
                 sizes.append(min((len(f.case.expected.calls), len(f.case.reads)) for f in mine))
         minimum = (mutant.extra["minimal"]["calls"], mutant.extra["minimal"]["reads"])
         at_min = sum(1 for s in sizes if s[0] == minimum[0] and s[1] <= minimum[1])
-        rows.append((mutant.name[len("selftest-"):], mutant.mistake, f"{len(sizes)}/{args.seeds}",
+        rows.append((mutant.name[len("selftest-"):], mutant.mistake, f"{len(sizes)}/{seeds}",
                      f"{statistics.median(examples):.0f}" if examples else "-",
                      f"{statistics.median(seconds):.2f}" if seconds else "-",
-                     f"{statistics.median_low(sizes)}" if sizes else "-", f"{minimum}", f"{at_min}/{args.seeds}"))
-        print(" | ".join(rows[-1]), flush=True)
+                     f"{statistics.median_low(sizes)}" if sizes else "-", f"{minimum}", f"{at_min}/{seeds}"))
+        on_row(rows[-1])
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--mutant", action="append", help="only these (repeatable)")
+    args = parser.parse_args(argv)
+    header = HEADER
+    rows = [header, *measure(args.seeds, args.mutant, lambda row: print(" | ".join(row), flush=True))]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     print()
     for r in rows:

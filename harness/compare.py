@@ -18,7 +18,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from harness.model import INCOMPLETE, Call, Outcome
+from harness.compare_sse import SSE_KINDS, compare_events
+from harness.model import INCOMPLETE, Call, Outcome, SSEEvent
 from harness.observe import Observation, ObservedCall
 from targets.base import Target
 
@@ -28,6 +29,10 @@ __all__ = ["KINDS", "Divergence", "compare"]
 KINDS = {
     "blocked_action": "tried to open a socket, start a process or write outside the temporary folder",
     "timed_out": "ran past the per-case time limit",
+    # Worker deaths (harness/supervisor.py, --workers 2 or more): the case is the one in flight, not shrunk.
+    "crash": "killed the process that ran it (a signal such as SIGSEGV, or an exit)",
+    "hang": "did not return, even to the time limit's signal, and its process was killed",
+    "memory": "ran out of memory under the worker's --memory-cap",
     "raised": "raised an exception",
     "bad_return": "returned something that is not a list of calls",
     "choices_mixed": "fragments of one choice ended up in another",
@@ -41,6 +46,8 @@ KINDS = {
     "incomplete_handed_on": "a call the stream never finished is handed on as complete",
     "complete_withheld": "a call the stream finished is withheld as incomplete",
     "status_differs": "a validating target gives a call another status",
+    # The sse level (harness/compare_sse.py): decoders judged on the events they dispatch.
+    **SSE_KINDS,
 }
 _ORDER = {k: i for i, k in enumerate(KINDS)}
 
@@ -51,16 +58,29 @@ class Divergence:
     detail: str
 
 
-def compare(expected: Outcome, observation: Observation, target: Target) -> list[Divergence]:
-    """The divergences between ``expected`` and what ``target`` observed, one per kind, in kind order."""
+def compare(expected: Outcome, observation: Observation, target: Target,
+            events: tuple[SSEEvent, ...] | None = None) -> list[Divergence]:
+    """The divergences between ``expected`` and what ``target`` observed, one per kind, in kind order.
+
+    An sse-level target is judged on ``events`` (:func:`harness.compare_sse.expected_events`) instead.
+    """
     if observation.blocked:
         return [Divergence("blocked_action", observation.blocked)]
     if observation.timed_out:
         return [Divergence("timed_out", f"no answer within the time limit ({observation.seconds:.1f} s)")]
     if observation.raised:
-        return [Divergence("raised", observation.raised)]
+        # Refusing a stream that has nothing executable in it (cut, failed, truncated) loses nothing a
+        # user could run, so it is not a divergence; raising on a stream that finished a call is.
+        # A decoder is judged on its events, so a raise at level sse always counts.
+        if target.level == "sse" or expected.executable():
+            return [Divergence("raised", observation.raised)]
+        return []
     if observation.bad_return:
         return [Divergence("bad_return", observation.bad_return)]
+    if target.level == "sse":
+        if events is None or observation.events is None:
+            raise ValueError(f"target {target.name!r} is at level sse: compare needs the expected events")
+        return [Divergence(k, d) for k, d in compare_events(events, observation.events, "ids" in target.reports)]
     found: dict[str, str] = {}
 
     def note(kind: str, detail: str) -> None:
@@ -134,8 +154,13 @@ def _pair(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]):
 
 def _moved(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]) -> str | None:
     """If no argument text was lost or made up but some went to the wrong call: which kind of move."""
-    if all(any(o.arguments == e.arguments and o.choice == e.choice and o.index == e.index for o in observed)
-           for e in expected) and len(observed) == len(expected):
+    # An empty call at a position the other side does not have cannot have given or taken text: it is a
+    # phantom or a loss, not a move.  At a shared position it may be the husk its text was moved out of.
+    at_e, at_o = {(c.choice, c.index) for c in expected}, {(c.choice, c.index) for c in observed}
+    exp = [e for e in expected if e.arguments or (e.choice, e.index) in at_o]
+    obs = [o for o in observed if o.arguments or (o.choice, o.index) in at_e]
+    if all(any(o.arguments == e.arguments and o.choice == e.choice and o.index == e.index for o in obs)
+           for e in exp) and len(obs) == len(exp):
         return None
     def text(calls, choice=None):
         return Counter("".join(c.arguments for c in calls if choice is None or c.choice == choice))
@@ -148,7 +173,8 @@ def _moved(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]) -> st
 
 
 def _same_json(a: str, b: str) -> bool:
+    # A blank arguments string means {} (docs/contract.md), so a library that reports "{}" for it rewrote it.
     try:
-        return json.loads(a) == json.loads(b)
+        return json.loads(a.strip() or "{}") == json.loads(b.strip() or "{}")
     except (ValueError, RecursionError):
         return False

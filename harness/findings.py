@@ -13,7 +13,7 @@ from harness.compare import KINDS
 from harness.fixture import Fixture, FixtureError, dumps, load, write_atomic
 from harness.search import Finding
 
-__all__ = ["fixture_for", "path_for", "save"]
+__all__ = ["fixture_for", "path_for", "save", "save_fixture"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
@@ -59,8 +59,11 @@ def fixture_for(finding: Finding, seed: int | None) -> Fixture:
 
 def save(root: Path, finding: Finding, seed: int | None) -> tuple[Path, str]:
     """Write the finding's fixture unless one as small is already there; say which happened."""
-    path = path_for(root, finding)
-    fixture = fixture_for(finding, seed)
+    return save_fixture(path_for(root, finding), fixture_for(finding, seed))
+
+
+def save_fixture(path: Path, fixture: Fixture) -> tuple[Path, str]:
+    """Write ``fixture`` at ``path`` unless one as small is already there: ``written`` or ``kept``."""
     if path.exists():
         try:
             old = load(path)

@@ -6,12 +6,14 @@ Layout (``"format": "toolfuzz-fixture/1"``)::
       "format": "toolfuzz-fixture/1",
       "name": "two-calls-interleaved",         # a person's name for the case
       "description": "...",                     # what it shows, one paragraph
+      "statement": "...",                       # optional: what goes wrong for a user of the library, one line
       "dialect": "openai-chat",
       "features": ["openai", "interleaved"],    # profiles and transport variants
       "tools": [{"name": ..., "parameters": {...}}],
       "limits": {"max_events": ..., "max_argument_bytes": ..., "max_stream_bytes": ...},
       "wire": {"encoding": "utf-8", "lines": ["data: {...}\\n", "\\n", ...], "cuts": [17, 40]},
       "expected": {"calls": [...], "error": null},
+      "events": [{"event": "message", "data": "...", "id": ""}],  # optional: the SSE events, by construction
       "observed": {"<target>": {...}},          # what each target made of it
       "found": {"by": "hand", ...}              # how the case was found
     }
@@ -32,6 +34,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import os
 import re
 import tempfile
@@ -39,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.model import STATUSES, Call, Case, Limits, Outcome, StreamError, Tool
+from harness.model import DIALECTS, STATUSES, Call, Case, Limits, Outcome, SSEEvent, StreamError, Tool
 
 __all__ = [
     "FORMAT",
@@ -78,6 +81,8 @@ class Fixture:
     description: str = ""
     observed: dict[str, Any] = field(default_factory=dict)
     found: dict[str, Any] = field(default_factory=lambda: {"by": "hand"})
+    #: What goes wrong for a user of the library, one line written by a person; optional.
+    statement: str = ""
 
     def to_json(self) -> dict[str, Any]:
         case = self.case
@@ -95,6 +100,10 @@ class Fixture:
         }
         if case.limits != Limits():
             doc["limits"] = case.limits.to_json()
+        if case.events is not None:
+            doc["events"] = [e.to_json() for e in case.events]
+        if self.statement:
+            doc["statement"] = self.statement
         return doc
 
 
@@ -170,6 +179,28 @@ def _reject_constant(token: str) -> Any:
     raise ValueError(f"{token} is not JSON")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise ValueError(f"{_short(text)} is not a finite number")
+    return value
+
+
+#: Python refuses to convert integers longer than this (sys.int_info.default_max_str_digits).
+_MAX_DIGITS = 4300
+_LONG_DIGITS = re.compile(r"\d{%d,}" % (_MAX_DIGITS + 1))
+
+
+def _too_long_number(text: str) -> str:
+    # json's own message for this names no place and advises a global setting; say where it is instead.
+    m = _LONG_DIGITS.search(text)
+    if m is None:
+        return "a number is too long"
+    line = text.count("\n", 0, m.start()) + 1
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return f"a number of {m.end() - m.start()} digits at line {line} column {column}; no fixture field needs one"
+
+
 def loads(raw: bytes | str, source: str = "<fixture>") -> Fixture:
     if isinstance(raw, bytes):
         try:
@@ -177,11 +208,13 @@ def loads(raw: bytes | str, source: str = "<fixture>") -> Fixture:
         except UnicodeDecodeError as e:
             raise FixtureError(source, "", f"not UTF-8 (byte {e.start})") from None
     try:
-        doc = json.loads(raw, parse_constant=_reject_constant)
+        doc = json.loads(raw, parse_constant=_reject_constant, parse_float=_finite)
     except RecursionError:
         raise FixtureError(source, "", "nested too deeply to be a fixture") from None
     except ValueError as e:
-        raise FixtureError(source, "", f"not JSON: {e}") from None
+        if "integer string conversion" in str(e):
+            raise FixtureError(source, "", _too_long_number(raw)) from None
+        raise FixtureError(source, "", f"not JSON: {_short(str(e), 300)}") from None
     return _Reader(source).fixture(doc)
 
 
@@ -218,6 +251,8 @@ class _Reader:
         name = self.get(doc, "name", str, "", "a string")
         description = self.get(doc, "description", str, "", "a string", "")
         dialect = self.get(doc, "dialect", str, "", "a string", "openai-chat")
+        if dialect not in DIALECTS:
+            raise self.fail("dialect", f"must be one of {', '.join(DIALECTS)}, not {_short(dialect)!r}")
         features = self.get(doc, "features", list, "", "a list of strings", [])
         for i, f in enumerate(features):
             self.typed(f, str, f"features[{i}]", "a string")
@@ -227,11 +262,24 @@ class _Reader:
         expected = self.outcome(self.get(doc, "expected", dict, "", "an object"), "expected")
         observed = self.get(doc, "observed", dict, "", "an object", {})
         for key, value in observed.items():
-            self.typed(value, dict, f"observed.{key}", "an object")
+            self.typed(value, dict, f"observed.{_key(key)}", "an object")
         found = self.get(doc, "found", dict, "", "an object", {"by": "hand"})
+        statement = self.get(doc, "statement", str, "", "a string", "")
+        events = self.events(self.get(doc, "events", list, "", "a list of events")) if "events" in doc else None
         case = Case(reads=reads, expected=expected, tools=tools, limits=limits,
-                    dialect=dialect, features=tuple(features))
-        return Fixture(case=case, name=name, description=description, observed=observed, found=found)
+                    dialect=dialect, features=tuple(features), events=events)
+        return Fixture(case=case, name=name, description=description, observed=observed, found=found,
+                       statement=statement)
+
+    def events(self, items: list[Any]) -> tuple[SSEEvent, ...]:
+        out = []
+        for i, item in enumerate(items):
+            path = f"events[{i}]"
+            self.typed(item, dict, path, "an object")
+            out.append(SSEEvent(data=self.get(item, "data", str, path, "a string"),
+                                event=self.get(item, "event", str, path, "a string", "message"),
+                                id=self.get(item, "id", str, path, "a string", "")))
+        return tuple(out)
 
     def tools(self, items: list[Any]) -> tuple[Tool, ...]:
         out = []
@@ -256,21 +304,21 @@ class _Reader:
                 kwargs[key] = n
         unknown = sorted(set(value) - {"max_events", "max_argument_bytes", "max_stream_bytes"})
         if unknown:
-            raise self.fail(f"limits.{unknown[0]}", "unknown bound")
+            raise self.fail(f"limits.{_key(unknown[0])}", "unknown bound")
         return Limits(**kwargs)
 
     def wire(self, wire: dict[str, Any]) -> tuple[bytes, ...]:
         encoding = self.get(wire, "encoding", str, "wire", "a string")
         if encoding == "utf-8":
             lines = self.get(wire, "lines", list, "wire", "a list of strings")
-            parts = []
-            for i, line in enumerate(lines):
-                self.typed(line, str, f"wire.lines[{i}]", "a string")
-                try:
-                    parts.append(line.encode("utf-8"))
-                except UnicodeEncodeError:
-                    raise self.fail(f"wire.lines[{i}]", "holds a lone surrogate; use base64") from None
-            data = b"".join(parts)
+            if not all(type(line) is str for line in lines):  # one pass before naming the culprit
+                i = next(i for i, line in enumerate(lines) if type(line) is not str)
+                self.typed(lines[i], str, f"wire.lines[{i}]", "a string")
+            try:
+                data = "".join(lines).encode("utf-8")
+            except UnicodeEncodeError as e:
+                i = next(i for i, line in enumerate(lines) if _LONE_SURROGATE.search(line))
+                raise self.fail(f"wire.lines[{i}]", "holds a lone surrogate; use base64") from e
         elif encoding == "base64":
             text = self.get(wire, "data", str, "wire", "a base64 string")
             try:
@@ -282,10 +330,12 @@ class _Reader:
         cuts = self.get(wire, "cuts", list, "wire", "a list of byte offsets", [])
         previous = 0
         for i, cut in enumerate(cuts):
-            self.typed(cut, int, f"wire.cuts[{i}]", "a byte offset")
+            # The field's name is built only for the cut at fault: a wire may have a million cuts.
+            if type(cut) is not int:
+                self.typed(cut, int, f"wire.cuts[{i}]", "a byte offset")
             if not previous <= cut <= len(data):
-                raise self.fail(f"wire.cuts[{i}]",
-                                f"offset {cut} is outside {previous}..{len(data)} (cuts ascend within the wire)")
+                raise self.fail(f"wire.cuts[{i}]", f"offset {_short(str(cut))} is outside {previous}..{len(data)} "
+                                                   "(cuts ascend within the wire)")
             previous = cut
         bounds = [0, *cuts, len(data)]
         return tuple(data[a:b] for a, b in zip(bounds, bounds[1:]))
@@ -325,6 +375,16 @@ def outcome_from_json(obj: Any, source: str = "<outcome>") -> Outcome:
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """The two ends of a long text: an error message quotes, it does not copy."""
+    return text if len(text) <= limit else f"{text[:limit // 2]}...{text[-(limit // 2):]}"
+
+
+def _key(key: str) -> str:
+    """A key from the file as part of a field name: shortened, on one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in _short(key))
 
 
 def _json_type(value: Any) -> str:

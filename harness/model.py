@@ -36,6 +36,7 @@ __all__ = [
     "Tool",
     "Limits",
     "Case",
+    "SSEEvent",
 ]
 
 #: The stream said the call is finished and its arguments are a JSON text
@@ -66,8 +67,9 @@ ERROR_CODES = {
     "stream_too_large": "the stream passed Limits.max_stream_bytes",
 }
 
-#: Wire dialects.  Only the chat completions stream exists so far.
-DIALECTS = ("openai-chat",)
+#: Wire dialects: OpenAI chat completions chunks, OpenAI Responses events,
+#: Anthropic Messages events (docs/dialects.md sets them side by side).
+DIALECTS = ("openai-chat", "openai-responses", "anthropic")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,12 +157,31 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class SSEEvent:
+    """One dispatched server-sent event, as the WHATWG algorithm defines it.
+
+    ``event`` is the type (``"message"`` when the stream named none), ``data``
+    the data lines joined with LF, ``id`` the last event id at dispatch (it
+    persists across events; ``""`` when none was ever set).
+    """
+
+    data: str
+    event: str = "message"
+    id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.event, "data": self.data, "id": self.id}
+
+
+@dataclass(frozen=True, slots=True)
 class Case:
     """One stream and the outcome that is correct for it.
 
     ``reads`` are the network reads in arrival order; their concatenation is
     the wire.  ``features`` name what the case exercises (call-shape profiles,
     framing and read-cut variants); the harness uses them in signatures.
+    ``events`` are the SSE events the wire dispatches, when known by
+    construction (``None``: not recorded; the harness then derives them).
     """
 
     reads: tuple[bytes, ...]
@@ -169,6 +190,7 @@ class Case:
     limits: Limits = Limits()
     dialect: str = "openai-chat"
     features: tuple[str, ...] = ()
+    events: tuple[SSEEvent, ...] | None = None
 
     @property
     def wire(self) -> bytes:

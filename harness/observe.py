@@ -21,11 +21,11 @@ from typing import Any
 
 import orjson
 
-from harness.model import STATUSES, Case
-from targets.base import Target
+from harness.model import STATUSES, Case, SSEEvent
+from targets.base import BadReturn, Target
 from targets.reference.sse import SSEDecoder
 
-__all__ = ["ObservedCall", "Observation", "observe", "chunks_of", "parse_chunks", "TargetBlocked"]
+__all__ = ["ObservedCall", "Observation", "observe", "chunks_of", "parse_chunks", "TargetBlocked", "BadReturn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,8 @@ class Observation:
     blocked: str | None = None
     bad_return: str | None = None
     seconds: float = 0.0
+    #: An sse-level target's dispatched events (``None`` for the other levels, which return calls).
+    events: tuple[SSEEvent, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         if self.blocked:
@@ -66,6 +68,8 @@ class Observation:
             return {"raised": self.raised}
         if self.bad_return:
             return {"bad_return": self.bad_return}
+        if self.events is not None:
+            return {"events": [e.to_json() for e in self.events]}
         return {"calls": [c.to_json() for c in self.calls]}
 
 
@@ -124,15 +128,18 @@ def _install_hook() -> None:
 
 
 def chunks_of(case: Case) -> list[bytes]:
-    """The data payloads a correct SSE decoder gives for the case's wire, up to ``[DONE]``.
+    """The data payloads a correct SSE decoder gives for the case's wire, up to ``[DONE]`` in chat streams.
 
     Each is parsed afresh for each target, so that no target sees another's mutations.
+    The event dialects have no ``[DONE]``, and their ``event:`` name is also the data's
+    ``type``: every payload is handed on, pings and errors included.
     """
     decoder = SSEDecoder()
     payloads: list[bytes] = []
+    done = b"[DONE]" if case.dialect == "openai-chat" else None
     for read in case.reads:
         for event in decoder.feed(read):
-            if event.data == b"[DONE]":
+            if event.data == done:
                 return payloads
             if event.data.strip():
                 payloads.append(event.data)
@@ -159,10 +166,19 @@ def parse_chunks(payloads: list[bytes]) -> list[dict[str, Any]]:
 def observe(target: Target, case: Case, payloads: list[bytes] | None = None, timeout: float = 5.0) -> Observation:
     """Run ``target`` on ``case`` and return what it did."""
     _install_hook()
-    if target.level == "bytes":
+    if target.level in ("bytes", "sse"):
         arg: Any = list(case.reads)
     else:
         arg = parse_chunks(chunks_of(case) if payloads is None else payloads)
+    prepare = target.extra.get("prepare")
+    if prepare is not None:
+        # A target backed by a long-running program (targets.command) restarts
+        # it here when it died: outside the hook, which refuses to start
+        # processes, and outside the time limit, which is the case's.
+        try:
+            prepare(case)
+        except Exception as e:  # noqa: BLE001 - a program that cannot restart fails this case
+            return Observation(raised=f"{type(e).__name__}: {e}"[:300])
     use_alarm = timeout > 0 and threading.current_thread() is threading.main_thread()
     previous = None
     if use_alarm:
@@ -172,7 +188,7 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
     try:
         _state.active = True
         try:
-            result = target.fn(arg)
+            result = target.fn_for(case.dialect)(arg)
         finally:
             _state.active = False
             if use_alarm:
@@ -181,6 +197,8 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
         return Observation(blocked=str(e), seconds=time.perf_counter() - start)
     except TargetTimedOut:
         return Observation(timed_out=True, seconds=time.perf_counter() - start)
+    except BadReturn as e:
+        return Observation(bad_return=str(e)[:300], seconds=time.perf_counter() - start)
     except RecursionError as e:
         return Observation(raised=f"RecursionError: {e}"[:300], seconds=time.perf_counter() - start)
     except Exception as e:  # noqa: BLE001 - a target's exception is an outcome
@@ -190,6 +208,8 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
             signal.signal(signal.SIGALRM, previous)
     seconds = time.perf_counter() - start
     try:
+        if target.level == "sse":
+            return Observation(events=_events_from(result), seconds=seconds)
         calls = _calls_from(result, target)
     except ValueError as e:
         return Observation(bad_return=str(e), seconds=seconds)
@@ -234,3 +254,23 @@ def _calls_from(result: Any, target: Target) -> tuple[ObservedCall, ...]:
             status = None
         calls.append(ObservedCall(choice or 0, index, ids[0], ids[1], arguments, complete, status))
     return tuple(calls)
+
+
+def _events_from(result: Any) -> tuple[SSEEvent, ...]:
+    """An sse-level target's events, with the spec's defaults for an unnamed type and an unset id."""
+    if not isinstance(result, (list, tuple)):
+        raise ValueError(f"returned {type(result).__name__}, not a list of events")
+    events = []
+    for i, item in enumerate(result):
+        if not isinstance(item, dict):
+            raise ValueError(f"event {i} is {type(item).__name__}, not a dict")
+        data = item.get("data")
+        if not isinstance(data, str):
+            raise ValueError(f"event {i}: data is {type(data).__name__}, not a string")
+        for key in ("event", "id"):
+            if item.get(key) is not None and not isinstance(item[key], str):
+                raise ValueError(f"event {i}: {key} is {type(item[key]).__name__}, not a string or None")
+        # A library that leaves the type or the id unset (None) means what the
+        # spec writes as "message" and "": a difference of spelling, not of events.
+        events.append(SSEEvent(data, item.get("event") or "message", item.get("id") or ""))
+    return tuple(events)

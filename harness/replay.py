@@ -23,6 +23,7 @@ a recorded divergence: a fixture it disagrees with is a fixture to fix.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -32,6 +33,7 @@ from typing import Any
 
 from harness import __version__
 from harness.compare import Divergence, compare
+from harness.compare_sse import compare_events, expected_events
 from harness.errors import UsageError
 from harness.fixture import Fixture, FixtureError, iter_fixture_paths, load
 from harness.model import INCOMPLETE, Case
@@ -75,6 +77,7 @@ class Cell:
     recorded_kind: str | None = None
     reason: str = ""  # why a cell was skipped
     seconds: float = 0.0
+    version: str = ""  # of the target as it ran
 
     @property
     def kind(self) -> str | None:
@@ -103,6 +106,11 @@ class Cell:
             doc["recorded"] = {"kind": self.recorded_kind,
                                "reproduces": self.verdict == "still fails",
                                "fixed": self.verdict == "fixed"}
+            version = recorded_version(self.fixture.fixture, self.target)
+            if version:
+                doc["recorded"]["version"] = version
+            if self.verdict == "fixed":
+                doc["fixed_in"] = fixed_in(self)
         return doc
 
 
@@ -134,7 +142,8 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         return {
             "toolfuzz": __version__,
-            "fixtures": [{"path": str(f.path), "name": f.fixture.name, "label": f.label} for f in self.fixtures],
+            "fixtures": [{"path": str(f.path), "name": f.fixture.name, "label": f.label,
+                          "statement": f.fixture.statement or None} for f in self.fixtures],
             "targets": [{"name": t, "level": self.levels[t][0] if t in self.levels else None,
                          "version": self.levels[t][1] if t in self.levels else None} for t in self.targets],
             "cells": [c.to_json() for c in self.cells],
@@ -146,6 +155,25 @@ def state_of(divergences: list[Divergence]) -> str:
     if not divergences:
         return "ok"
     return _STATE_OF_KIND.get(divergences[0].kind, "diverges")
+
+
+def recorded_version(fixture: Fixture, target: str) -> str:
+    """The version of ``target`` a fixture was recorded with (``observed``, else ``found.versions``), or ``""``."""
+    version = (fixture.observed.get(target) or {}).get("version")
+    versions = fixture.found.get("versions")
+    if not version and isinstance(versions, dict):
+        version = versions.get(target)
+    return version if isinstance(version, str) else ""
+
+
+def fixed_in(cell: Cell) -> str:
+    """``fixed in <target> <version it ran as> (recorded on <version>)``: what a fixed cell tells a maintainer."""
+    return fixed_text(cell.fixture.fixture, cell.target, cell.version)
+
+
+def fixed_text(fixture: Fixture, target: str, version: str) -> str:
+    recorded = recorded_version(fixture, target)
+    return f"fixed in {target} {version or '(unversioned)'}" + (f" (recorded on {recorded})" if recorded else "")
 
 
 # -- loading -----------------------------------------------------------------
@@ -242,7 +270,8 @@ def _relative(path: Path, base: Path | None) -> str:
 
 def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: float = 5.0) -> Report:
     """Run every fixture on the reference and its targets; ``given`` replaces the recorded built-in targets."""
-    builtins = builtin_targets()
+    builtins = builtin_targets({name for loaded in fixtures for name in loaded.fixture.observed}
+                               if given is None else ())
     columns: list[str] = [REFERENCE_NAME]
     levels: dict[str, tuple[str, str]] = {REFERENCE_NAME: ("bytes", __version__)}
     cells: list[Cell] = []
@@ -253,12 +282,13 @@ def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: f
         else:
             runs = [builtins[name] for name in loaded.fixture.observed
                     if name in builtins and name != REFERENCE_NAME]
+        runs = [t for t in runs if case.dialect in t.dialects]  # a target runs only on the dialects it lists
         payloads = chunks_of(case)
         cells.append(_reference_cell(loaded, timeout))
         for target in runs:
             observation = observe(target, case, payloads, timeout)
-            divergences = compare(case.expected, observation, target)
-            cells.append(_cell(loaded, target.name, divergences, observation.seconds))
+            divergences = compare(case.expected, observation, target, expected_events(case))
+            cells.append(_cell(loaded, target.name, divergences, observation.seconds, target.version))
             levels.setdefault(target.name, (target.level, target.version))
         ran = {REFERENCE_NAME} | {t.name for t in runs}
         for name in loaded.fixture.observed:
@@ -274,7 +304,7 @@ def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: f
     return Report(tuple(fixtures), tuple(columns), tuple(cells), levels)
 
 
-def _cell(loaded: Loaded, name: str, divergences: list[Divergence], seconds: float) -> Cell:
+def _cell(loaded: Loaded, name: str, divergences: list[Divergence], seconds: float, version: str = "") -> Cell:
     recorded, recorded_kind = loaded.recorded(name)
     state = state_of(divergences)
     if state == "ok":
@@ -285,7 +315,8 @@ def _cell(loaded: Loaded, name: str, divergences: list[Divergence], seconds: flo
         verdict = "still fails"
     else:
         verdict = "changed"
-    return Cell(loaded, name, state, verdict, tuple(divergences), recorded, recorded_kind, seconds=seconds)
+    return Cell(loaded, name, state, verdict, tuple(divergences), recorded, recorded_kind, seconds=seconds,
+                version=version)
 
 
 def _reference_cell(loaded: Loaded, timeout: float) -> Cell:
@@ -303,6 +334,11 @@ def _reference_cell(loaded: Loaded, timeout: float) -> Cell:
     if outcome is not None and outcome.error != case.expected.error:
         divergences.append(Divergence(ERROR_DIFFERS, f"expected stream error {_error(case.expected.error)}, "
                                                      f"got {_error(outcome.error)}"))
+    if case.events is not None:
+        # The recorded events are vouched for by the reference decoder, as the outcome is by the assembler.
+        decoded = expected_events(dataclasses.replace(case, events=None))
+        divergences += [Divergence(kind, f"reference decoder: {detail}")
+                        for kind, detail in compare_events(case.events, decoded)]
     return _cell(loaded, REFERENCE_NAME, divergences, observation.seconds)
 
 
@@ -310,7 +346,7 @@ def _reference_for(case: Case) -> tuple[Target, dict[str, Any]]:
     seen: dict[str, Any] = {}
 
     def fn(reads: list[bytes]) -> list[dict[str, Any]]:
-        seen["outcome"] = outcome = assemble(reads, case.tools, case.limits)
+        seen["outcome"] = outcome = assemble(reads, case.tools, case.limits, case.dialect)
         return [{**c.to_json(), "complete": c.status != INCOMPLETE} for c in outcome.calls]
 
     return Target(name=REFERENCE_NAME, fn=fn, level="bytes", reports=ALL_CLAIMS, version=__version__,
@@ -381,11 +417,18 @@ def render(report: Report, width: int = 120) -> str:
             text = f"{c.fixture.label} x {c.target}: {c.verdict}"
             if c.divergences:
                 text += f": {c.kind}: {c.detail}"
+            if c.verdict == "fixed":
+                text = f"{c.fixture.label} x {c.target}: {fixed_in(c)}"
             if c.verdict in ("changed", "fixed") and c.recorded_kind:
                 text += f" (recorded: {c.recorded_kind})"
             text = _safe_text(" ".join(text.split()))
             # A terminal folds a long detail line harmlessly; only a runaway one is cut.
             lines.append("  " + (text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL - 3] + "..."))
+    stated = [f for f in report.fixtures if f.fixture.statement]
+    if stated:
+        lines.append("")
+        lines.append("statements:")
+        lines.extend("  " + _safe_text(" ".join(f"{f.label}: {f.fixture.statement}".split())) for f in stated)
     lines.append("")
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
@@ -452,7 +495,7 @@ def junit_xml(report: Report) -> str:
                 ET.SubElement(case, "skipped", message=_safe_text(reason[:500]))
             elif c.verdict == "fixed":
                 ET.SubElement(case, "system-out").text = _safe_text(
-                    f"fixed: recorded as diverging ({c.recorded_kind}), now agrees")
+                    f"{fixed_in(c)}: recorded as diverging ({c.recorded_kind}), now agrees")
         for key, value in counts.items():
             suite.set(key, str(value))
         for key in totals:

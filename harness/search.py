@@ -36,12 +36,14 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from hypothesis.database import ExampleDatabase
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hypothesis_seed, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky, HypothesisException, HypothesisWarning
 from hypothesis.reporting import with_reporter
 
 from harness.compare import Divergence, compare
+from harness.compare_sse import expected_events
 from harness.model import Case
 from harness.observe import Observation, chunks_of, observe
 from targets.base import Target
@@ -89,6 +91,8 @@ class SearchStats:
     divergences: dict[str, int] = field(default_factory=dict)
     seconds_in: dict[str, float] = field(default_factory=dict)
     flaky: list[str] = field(default_factory=list)
+    #: Examples generated that had each feature (profiles and transport variants).
+    by_feature: dict[str, int] = field(default_factory=dict)
     stopped_by: str = ""
     #: Findings of the current round being shrunk (0 while generating).
     shrinking: int = 0
@@ -135,8 +139,17 @@ def search(
     on_progress: Callable[[SearchStats], None] = lambda s: None,
     max_rounds: int = 64,
     plain: frozenset[str] = frozenset(),
+    database: ExampleDatabase | None = None,
+    on_case: Callable[[Case], None] = lambda case: None,
+    stop: Callable[[], bool] = lambda: False,
 ) -> tuple[list[Finding], SearchStats]:
-    """Search until a round finds nothing new, or ``max_examples`` or ``budget`` seconds are spent."""
+    """Search until a round finds nothing new, or ``max_examples`` or ``budget`` seconds are spent.
+
+    ``on_case`` sees every case before any target runs on it (a worker records it there, so that a
+    target that kills the process leaves it behind); ``stop`` is asked before each case, and a true
+    answer ends the search there (stopped_by ``interrupted``).  With a ``database``, each round first
+    replays the failing examples stored in it.
+    """
     known = {} if known is None else known
     stats = SearchStats()
     deadline = stats.started + budget
@@ -146,14 +159,19 @@ def search(
         if remaining <= 0:
             stats.stopped_by = "examples"
             break
+        if stop():
+            stats.stopped_by = "interrupted"
+            break
         if time.monotonic() >= deadline:
             stats.stopped_by = "budget"
             break
         stats.rounds += 1
+        if hasattr(database, "start_round"):
+            database.start_round(round_number)
         new, cut_short = _round(targets, strategy, remaining, seed + round_number, timeout, known, deadline,
-                                deadline + budget * SHRINK_GRACE, stats, on_progress, plain)
+                                deadline + budget * SHRINK_GRACE, stats, on_progress, plain, database, on_case, stop)
         if cut_short and not new:
-            stats.stopped_by = "budget"
+            stats.stopped_by = "interrupted" if stop() else "budget"
             break
         if not new:
             stats.stopped_by = "exhausted" if stats.examples < max_examples else "examples"
@@ -169,29 +187,30 @@ def search(
 
 
 def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard_deadline, stats, on_progress,
-           plain) -> tuple[list[Finding], bool]:
+           plain, database=None, on_case=lambda case: None, stop=lambda: False) -> tuple[list[Finding], bool]:
     """One Hypothesis run: its findings, and whether time cut it short."""
     failing = False
     last_report = 0.0
     smallest: dict[tuple[str, str], Finding] = {}
 
-    @hypothesis_seed(seed)
+    # settings above seed: @seed turns the database off for the settings applied before it.
     @settings(
         max_examples=max_examples,
-        database=None,
+        database=database,
         deadline=None,
         derandomize=False,
         report_multiple_bugs=True,
         suppress_health_check=list(HealthCheck),
-        phases=(Phase.generate, Phase.shrink),
+        phases=((Phase.reuse,) if database is not None else ()) + (Phase.generate, Phase.shrink),
         print_blob=False,
         verbosity=Verbosity.quiet,
     )
+    @hypothesis_seed(seed)
     @given(strategy)
     def probe(case: Case) -> None:
         nonlocal failing, last_report
         now = time.monotonic()
-        if now >= (hard_deadline if failing else deadline):
+        if now >= (hard_deadline if failing else deadline) or stop():
             raise _OutOfTime()
         if failing and now - last_report >= 0.5:
             last_report = now
@@ -199,15 +218,21 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard
             on_progress(stats)
         if not failing:
             stats.examples += 1
+            for feature in case.features:
+                stats.by_feature[feature] = stats.by_feature.get(feature, 0) + 1
             now = time.monotonic()
             if now - last_report >= 0.5:
                 last_report = now
                 on_progress(stats)
+        on_case(case)
         payloads = chunks_of(case)
+        events = expected_events(case)
         for target in targets:
+            if case.dialect not in target.dialects:
+                continue  # a target runs only on the dialects it lists
             observation = observe(target, case, payloads, timeout)
             stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + observation.seconds
-            for divergence in compare(case.expected, observation, target):
+            for divergence in compare(case.expected, observation, target, events):
                 if not is_explained(known, target.name, divergence.kind, case.features):
                     if stats.first_found_after is None:
                         stats.first_found_after = (stats.examples, stats.elapsed)

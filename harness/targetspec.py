@@ -6,10 +6,15 @@ A spec is one of:
   ``selftest`` for every self-test mutant;
 * ``module:attr`` - a callable (or a Target) importable by module path;
 * ``path/to/file.py:attr`` - the same from a file, loaded without editing
-  the project or ``sys.path``.
+  the project or ``sys.path``;
+* ``cmd:COMMAND`` - a program in any language speaking the subprocess
+  protocol (docs/subprocess.md): COMMAND is split as a shell would split it
+  (``cmd:"node assemble.js"``), started now, and named, levelled and judged
+  as its handshake line says.
 
 A plain callable becomes a target at the level given by ``--level``; it is
-judged on association, ids, names, argument strings and completion.
+judged on association, ids, names, argument strings and completion (at
+``--level sse``, an SSE decoder, on the events it dispatches).
 """
 
 from __future__ import annotations
@@ -17,12 +22,16 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 from harness.errors import UsageError
+from harness.model import DIALECTS
 from targets.base import LEVELS, Target
+from targets.command import CommandError, command_target
 from targets.registry import builtin_targets
 from targets.selftest import SELFTEST
 
@@ -47,14 +56,17 @@ def resolve_all(specs: list[str], level: str = "events") -> list[Target]:
 def resolve(spec: str, level: str = "events") -> list[Target]:
     if level not in LEVELS:
         raise UsageError(f"--level must be one of {', '.join(LEVELS)}, not {level!r}")
-    builtins = builtin_targets()
+    if spec.startswith("cmd:"):
+        # Before the registry: a run of programs alone need not import every library adapter.
+        return [_command(spec, spec[len("cmd:"):], level)]
+    builtins = builtin_targets([spec])
     if spec in builtins:
         return [builtins[spec]]
     if spec == "selftest":
         return list(SELFTEST)
     where, colon, attr = spec.rpartition(":")
     if not colon or not where or not attr:
-        known = ", ".join(sorted(builtins))
+        known = ", ".join(sorted(builtin_targets()))
         raise UsageError(f"--target {spec}: not a built-in target ({known}) nor module:attr nor file.py:attr")
     module = _load_file(spec, where) if where.endswith(".py") else _import(spec, where)
     obj: Any = module
@@ -71,11 +83,28 @@ def resolve(spec: str, level: str = "events") -> list[Target]:
         inspect.signature(obj).bind(None)
     except TypeError:
         raise UsageError(f"--target {spec}: {attr} must take one argument (the chunks, or the reads "
-                         f"at --level bytes)") from None
+                         f"at --level bytes and sse)") from None
     except ValueError:
         pass  # builtins without a signature: let the call decide
     version = getattr(module, "__version__", "")
-    return [Target(name=spec, fn=obj, level=level, version=str(version), summary=(obj.__doc__ or "").strip()[:80])]
+    # A plain function is handed whatever the run's dialect gives (docs/dialects.md): it runs in every one.
+    return [Target(name=spec, fn=obj, level=level, version=str(version), summary=(obj.__doc__ or "").strip()[:80],
+                   dialects=DIALECTS)]
+
+
+def _command(spec: str, command: str, level: str) -> Target:
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise UsageError(f"--target {spec}: cannot split the command: {e}") from None
+    if not argv:
+        raise UsageError(f"--target {spec}: no command after cmd:")
+    if shutil.which(argv[0]) is None:
+        raise UsageError(f"--target {spec}: command not found: {argv[0]}")
+    try:
+        return command_target(argv, level=level)
+    except CommandError as e:
+        raise UsageError(f"--target {spec}: {e}") from None
 
 
 def _import(spec: str, name: str) -> Any:

@@ -14,7 +14,7 @@ from typing import Any, Collection, Iterable
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from harness.model import DIALECTS, Case, StreamError, Tool
+from harness.model import DIALECTS, Case, SSEEvent, StreamError, Tool
 from strategies.arguments import tool_arguments
 from strategies.chunks import (
     ERROR_MESSAGES,
@@ -26,13 +26,15 @@ from strategies.chunks import (
     usage_chunk,
 )
 from strategies.corpus import bundled_tools
+from strategies.dialects import dialect_cases
+from strategies.dialects.calls import LARGE_ARGUMENTS, fragment_features
 from strategies.endings import break_schema, call_defects, corrupt_text, finish_reasons, stream_endings, unknown_name
 from strategies.expect import Sent, expected_outcome
 from strategies.fragments import fragments, to_utf16_units
 from strategies.framing import Payload, framings
 from strategies.interleave import interleavings, merge
 from strategies.plan import ID_STYLES, PlannedCall, Step, allows_interleaving, entry_steps, expected_index, make_id
-from strategies.profiles import PROFILES, compatible
+from strategies.profiles import DIALECT_PROFILES, PROFILES, compatible
 from strategies.reads import read_cuts, read_features
 from strategies.serialise import serialisations
 from strategies.stage import boolean, integer, pick, stage
@@ -45,8 +47,6 @@ __all__ = ["cases", "profile_sets", "LARGE_ARGUMENTS", "PLAIN_FEATURES"]
 #: signature leaves them out (tests/test_strategies_cases.py holds this true).
 PLAIN_FEATURES = frozenset({"done", "lf", "openai", "single-read"})
 
-#: Arguments longer than this (UTF-8 bytes) make a case ``large-arguments``.
-LARGE_ARGUMENTS = 10 * 1024
 _TEXTS = ("Let me check that.", "I'll look that up.\n", "Un instant — je vérifie 😀")
 _DONE = "[DONE]"
 _JUNK = ('{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"junk"}}]}}]}',
@@ -74,19 +74,25 @@ def cases(tools: Iterable[Tool] | None = None, profiles: Collection[str] | None 
 
     ``tools=None`` uses the bundled corpus; tools that cannot generate are
     skipped (see :func:`usable_tools`).  ``profiles`` restricts the call
-    shapes to those names (``None``: all of them).
+    shapes to those names (``None``: all of them), from the dialect's own
+    profiles (``strategies.profiles.DIALECT_PROFILES``).
     """
     if dialect not in DIALECTS:
         raise InvalidArgument(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
-    allowed = tuple(PROFILES) if profiles is None else tuple(profiles)
-    unknown = [p for p in allowed if p not in PROFILES]
+    known = DIALECT_PROFILES[dialect]
+    allowed = tuple(known) if profiles is None else tuple(profiles)
+    unknown = [p for p in allowed if p not in known]
     if unknown or not allowed:
-        raise InvalidArgument(f"unknown profile {unknown[0]!r}" if unknown else "no profiles given")
+        raise InvalidArgument(f"unknown profile {unknown[0]!r} for dialect {dialect}" if unknown
+                              else "no profiles given")
     usable, skipped = usable_tools(bundled_tools() if tools is None else tools)
     if not usable:
         reasons = "; ".join(f"{t.name}: {why}" for t, why in skipped) or "no tools given"
         raise InvalidArgument(f"no tool can generate arguments ({reasons})")
-    return _cases(tuple((t, tool_arguments(t)) for t in usable), frozenset(allowed), dialect)
+    generators = tuple((t, tool_arguments(t)) for t in usable)
+    if dialect != "openai-chat":
+        return dialect_cases(generators, frozenset(allowed), dialect)
+    return _cases(generators, frozenset(allowed), dialect)
 
 
 @st.composite
@@ -193,10 +199,12 @@ def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozens
         wire = wire[:cut]
 
     dispatched = []
+    events = []  # the SSE events, known by construction, that the sse-level targets are judged on
     for ev in framed.events:
         if ev.dispatch_at is None or ev.dispatch_at > len(wire):
             break
         payload, sent = items[ev.payload]
+        events.append(SSEEvent(ev.data.decode("utf-8"), payload.event or "message", ev.last_id))
         if payload.event == "error":
             sent = Sent("error", error=StreamError("server_error", ev.data.decode("utf-8", "replace")[:500]))
         dispatched.append(sent)
@@ -215,7 +223,7 @@ def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozens
                               >= 4 for a, r in _offsets(reads)):
         features.add("burst-read")
     return Case(reads=reads, expected=expected, tools=tuple(used), dialect=dialect,
-                features=tuple(sorted(features)))
+                features=tuple(sorted(features)), events=tuple(events))
 
 
 def _offsets(reads: tuple[bytes, ...]) -> list[tuple[int, bytes]]:
@@ -248,13 +256,4 @@ def _shape_features(active: frozenset[str], planned: list[PlannedCall], groups: 
         out.add("length")
     if "content_filter" in reasons:
         out.add("content-filter-finish")
-    for call in planned:
-        if any(f.endswith("\\") for f in call.fragments[:-1]):
-            out.add("fragment-after-backslash")
-        if len(call.fragments) > 1 and all(len(f) == 1 for f in call.fragments):
-            out.add("one-char-fragments")
-        if len(call.fragments) > 1 and "" in call.fragments:
-            out.add("empty-fragment")
-        if len(call.text.encode("utf-8", "surrogatepass")) > LARGE_ARGUMENTS:
-            out.add("large-arguments")
-    return out
+    return out | fragment_features(planned, LARGE_ARGUMENTS)

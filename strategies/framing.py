@@ -44,6 +44,8 @@ class FramedEvent:
     start: int
     end: int
     dispatch_at: int | None
+    #: The last event id when the event is dispatched: ids persist across events.
+    last_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,7 @@ def framings(draw: Any, payloads: Sequence[Payload], allow_unterminated: bool = 
         put("\ufeff")
         features.add("bom")
     events = []
+    last_id = ""
     for k, payload in enumerate(payloads):
         if comments and boolean(draw):
             # a comment block on its own: a blank line with no data dispatches nothing
@@ -133,6 +136,8 @@ def framings(draw: Any, payloads: Sequence[Payload], allow_unterminated: bool = 
         if fields and boolean(draw):
             lines.append(pick(draw, ["id: 7", "retry: 3000", "event: message", "id:", "retry: soon"]))
             features.add("sse-fields")
+            if lines[-1].startswith("id:"):
+                last_id = lines[-1][3:].removeprefix(" ")
         if comments and boolean(draw):
             lines.append(": keep-alive")
             features.add("comments")
@@ -160,5 +165,5 @@ def framings(draw: Any, payloads: Sequence[Payload], allow_unterminated: bool = 
             dispatch_at = at + 1
             put(eol)
         data = "\n".join(segments).encode("utf-8")
-        events.append(FramedEvent(k, text, data, start, at, dispatch_at))
+        events.append(FramedEvent(k, text, data, start, at, dispatch_at, last_id))
     return Framed(b"".join(out), tuple(events), tuple(sorted(features)))

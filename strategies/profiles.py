@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-__all__ = ["Profile", "PROFILES", "CONFLICTS", "compatible", "INDEX_PROFILES"]
+__all__ = ["Profile", "PROFILES", "CONFLICTS", "compatible", "INDEX_PROFILES", "RESPONSES_PROFILES",
+           "ANTHROPIC_PROFILES", "DIALECT_PROFILES"]
 
 
 @dataclass(frozen=True)
@@ -139,3 +140,68 @@ CONFLICTS = _conflict_table()
 
 def compatible(chosen: Iterable[str], candidate: str) -> bool:
     return all(candidate not in CONFLICTS[c] for c in chosen)
+
+
+# -- the other dialects ----------------------------------------------------------
+# Their shapes are rendered by strategies/dialects/; call-shapes.md §5 and §6 hold the evidence.
+
+_RESPONSES = [
+    # Capture, gpt-5 2025-09-28: SwiftedMind/SwiftAgent OpenAIStreamingToolCallsTests.swift (call-shapes.md §5).
+    Profile("responses", "documented shape: created, in_progress, output_item.added (function_call), argument "
+            "deltas keyed by item_id and output_index, arguments .done, output_item.done, response.completed",
+            "openai-python types/responses; SwiftedMind/SwiftAgent OpenAIStreamingToolCallsTests.swift capture"),
+    # The same capture: a reasoning item at output_index 0 puts the call at output_index 1.
+    Profile("reasoning-first", "a reasoning item first, so calls start at output_index 1",
+            "SwiftedMind/SwiftAgent capture (gpt-5, reasoning item at output_index 0)"),
+    Profile("text-before-calls", "a message item with output_text deltas before the calls",
+            "openai-python types/responses ResponseTextDeltaEvent; models say something first"),
+    # The capture's deltas carry an `obfuscation` padding field next to the delta.
+    Profile("obfuscation", "argument deltas carry an obfuscation field",
+            "SwiftedMind/SwiftAgent capture (delta events with obfuscation)"),
+    # Newer openai-python beta types add an optional name on .done; the live API omits it.
+    Profile("done-with-name", "the arguments .done event repeats the call's name",
+            "openai-python beta ResponseFunctionCallArgumentsDoneEvent (optional name; find_string 54650440962)"),
+    Profile("whole-arguments", "each call's arguments in a single delta",
+            "ollama/ollama middleware/openai.go (/v1/responses emits whole calls)"),
+    # Not observed: the wire keys every delta by item_id and output_index, so nothing forbids it.
+    Profile("interleaved-items", "the deltas of two calls interleave (inferred, keyed by item_id)",
+            "inferred from the keying; parallel calls observed sequential (call-shapes.md §5)"),
+]
+
+_ANTHROPIC = [
+    # Streaming docs: message_start, per block start/deltas/stop, message_delta (stop_reason), message_stop.
+    Profile("anthropic", "documented shape: event lines, message_start, content_block_start (tool_use id, name), "
+            "input_json_delta fragments, content_block_stop, message_delta with stop_reason, message_stop",
+            "docs build-with-claude/streaming; anthropic-sdk-python types RawMessageStreamEvent"),
+    # vercel/ai anthropic-json-tool.1.chunks.txt and anthropic-tool-no-args.chunks.txt start with partial_json "".
+    Profile("empty-first-delta", 'the first input_json_delta of each call is ""',
+            "vercel/ai packages/anthropic/src/__fixtures__/anthropic-json-tool.1.chunks.txt"),
+    # The same fixture has a ping between two deltas; the docs allow any number of pings.
+    Profile("ping-between-deltas", "ping events between deltas and after message_start",
+            "vercel/ai anthropic-json-tool.1.chunks.txt; docs build-with-claude/streaming (ping)"),
+    # anthropic-tool-no-args.chunks.txt: text block 0, tool block 1, so block index != tool index.
+    Profile("text-before-tools", "a text block first: tool blocks start at index 1",
+            "vercel/ai anthropic-tool-no-args.chunks.txt"),
+    # Extended thinking streams thinking_delta then signature_delta in block 0 (docs, extended thinking).
+    Profile("thinking-before-tools", "a thinking block (thinking and signature deltas) first",
+            "docs build-with-claude/streaming (extended thinking); anthropic types ThinkingBlock"),
+    # anthropic-issue-11719-quoted-tool-input.chunks.txt: caller in the tool_use block, stop_details, inference_geo.
+    Profile("block-extras", "unknown extra fields in blocks and message_delta (caller, stop_details)",
+            "vercel/ai anthropic-issue-11719-quoted-tool-input.chunks.txt"),
+    # Fine-grained tool streaming sends longer chunks with fewer breaks.
+    Profile("whole-input", "each call's input in a single input_json_delta",
+            "docs agents-and-tools/tool-use/fine-grained-tool-streaming"),
+    # Not observed (blocks arrive one after the other); the wire keys every delta by block index.
+    Profile("interleaved-blocks", "the deltas of two tool blocks interleave (inferred, keyed by index)",
+            "inferred from the keying; blocks observed sequential (call-shapes.md §6)"),
+]
+
+RESPONSES_PROFILES: dict[str, Profile] = {p.name: p for p in _RESPONSES}
+ANTHROPIC_PROFILES: dict[str, Profile] = {p.name: p for p in _ANTHROPIC}
+
+#: The call-shape profiles of each dialect; the first of each is its documented shape.
+DIALECT_PROFILES: dict[str, dict[str, Profile]] = {
+    "openai-chat": PROFILES,
+    "openai-responses": RESPONSES_PROFILES,
+    "anthropic": ANTHROPIC_PROFILES,
+}

@@ -10,6 +10,14 @@ would hand on::
      "complete": True,     # optional, default True: a call it would hand on
      "status": "..."}      # only for targets that claim validation
 
+At level ``sse`` a target is an SSE decoder, not an assembler: it is handed
+the network reads as ``bytes`` and returns the events it dispatches, in
+order, one dict each::
+
+    {"event": "message",   # the event type; None or "" mean "message"
+     "data": "...",        # the data lines joined with LF
+     "id": "7"}            # the last event id; None means "" (never set)
+
 Raising is an outcome too.  A target is judged only on what it claims
 (:attr:`Target.reports`): a plain function on association, ids, names,
 argument strings and completion; parsing and validation only when claimed.
@@ -20,14 +28,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["LEVELS", "PLAIN_CLAIMS", "ALL_CLAIMS", "Target"]
+__all__ = ["LEVELS", "PLAIN_CLAIMS", "ALL_CLAIMS", "Target", "BadReturn"]
 
-LEVELS = ("events", "bytes")
+LEVELS = ("events", "bytes", "sse")
 
 #: What a plain function is judged on.
 PLAIN_CLAIMS = frozenset({"ids", "names", "completion"})
 #: Everything a target can claim; ``validation`` means it returns a status per call.
 ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation"})
+
+
+class BadReturn(Exception):
+    """Raised by a target whose answer has no usable shape, to say why (``targets.command``: the line its program
+    wrote is not JSON, or too long); reported as ``bad_return`` with this message, not as ``raised``."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +58,10 @@ class Target:
     #: For self-test targets: the divergence kind the harness must find in them.
     mistake: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def fn_for(self, dialect: str) -> Callable[..., Any]:
+        """The function to run on cases of ``dialect``: ``extra["by_dialect"][dialect]`` if given, else :attr:`fn`."""
+        return self.extra.get("by_dialect", {}).get(dialect, self.fn)
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:

@@ -73,7 +73,7 @@ def test_a_wire_the_mutant_now_gets_right_is_reported_fixed_and_exits_0(tmp_path
     code, out, _ = run(capsys, path)
     assert code == 0
     assert cells(out, "disconnect-mid-arguments") == ["ok", "fixed"]
-    assert "fixed (recorded: incomplete_handed_on)" in out
+    assert f"fixed in {HAND_OUT} (unversioned) (recorded: incomplete_handed_on)" in out
     code, out, _ = run(capsys, path, "--json")
     (cell,) = [c for c in json.loads(out)["cells"] if c["target"] == HAND_OUT]
     assert cell["recorded"] == {"kind": "incomplete_handed_on", "reproduces": False, "fixed": True}
@@ -109,11 +109,18 @@ def phones_home(chunks):
 def test_raising_looping_and_blocked_targets(tmp_path, capsys):
     (tmp_path / "mine.py").write_text(TARGETS_PY)
     specs = [f"{tmp_path / 'mine.py'}:{fn}" for fn in ("raises", "loops", "phones_home")]
-    argv = [DISCONNECT, "--timeout", "0.5"] + [a for s in specs for a in ("--target", s)]
+    argv = [SEED / "two-calls-interleaved.json", "--timeout", "0.5"] + [a for s in specs for a in ("--target", s)]
     code, out, _ = run(capsys, *argv)
     assert code == 1
-    assert cells(out, "disconnect-mid-arguments") == ["ok", "RAISES", "TIMEOUT", "BLOCKED"]
+    assert cells(out, "two-calls-interleaved") == ["ok", "RAISES", "TIMEOUT", "BLOCKED"]
     assert "RuntimeError: no tool calls here" in out
+
+
+def test_raising_on_a_stream_with_nothing_executable_is_a_refusal_not_a_divergence(tmp_path, capsys):
+    (tmp_path / "mine.py").write_text(TARGETS_PY)
+    code, out, _ = run(capsys, DISCONNECT, "--target", f"{tmp_path / 'mine.py'}:raises")
+    assert code == 0
+    assert cells(out, "disconnect-mid-arguments") == ["ok", "ok"]
 
 
 def test_json_is_a_machine_readable_report(tmp_path, capsys):

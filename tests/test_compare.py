@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from harness.compare import KINDS, compare
+from harness.compare_sse import SSE_KINDS
 from harness.fixture import load
-from harness.observe import observe
+from harness.model import Call, Outcome
+from harness.observe import Observation, ObservedCall, observe
 from targets.base import ALL_CLAIMS, Target
 from targets.selftest.plain import assemble_chunks
 
@@ -109,6 +111,36 @@ def test_raised():
     assert kinds(TWO, boom) == ["raised"]
 
 
+def test_raising_on_a_stream_with_nothing_executable_is_a_refusal():
+    def boom(chunks):
+        raise ConnectionError("stream cut")
+    assert not CUT.expected.executable() and kinds(CUT, boom) == []
+    # A decoder is judged on its events, so the same raise at level sse still counts.
+    assert kinds(CUT, boom, reports=frozenset({"ids"}), level="sse") == ["raised"]
+
+
+def test_blank_arguments_reported_as_an_empty_object_are_reserialised():
+    expected = Outcome((Call(0, 0, "call_1", "get_time", "", "complete"),))
+    target = Target("parsed", right)
+
+    def seen(arguments):
+        observation = Observation(calls=(ObservedCall(0, 0, "call_1", "get_time", arguments, True),))
+        return [d.kind for d in compare(expected, observation, target)]
+    assert seen("{}") == ["reserialised"] and seen("") == [] and seen("[]") == ["arguments_differ"]
+
+
+def test_an_extra_empty_call_at_a_new_position_is_a_phantom_not_a_move():
+    extra = edit(lambda calls: calls.append({**calls[0], "index": 99, "id": "late", "arguments": ""}))
+    assert kinds(TWO, extra) == ["phantom_call"]
+
+
+def test_arguments_split_off_their_call_at_the_same_position_are_a_move():
+    def split(calls):
+        calls.insert(1, {**calls[0], "id": None, "name": None})
+        calls[0]["arguments"] = ""
+    assert kinds(TWO, edit(split)) == ["arguments_misattributed"]
+
+
 def test_timed_out():
     def spin(chunks):
         while True:
@@ -137,4 +169,7 @@ def test_every_kind_has_a_test_here():
                "reserialised": "reserialised_json_is_its_own_kind",
                "status_differs": "status_differs_only_for_targets_that_claim_validation",
                "blocked_action": "a_socket_is_blocked_and_reported"}
-    assert {spelled.get(k, k) for k in KINDS} <= tested
+    # The sse level's kinds have theirs in tests/test_harness_compare_sse.py; a worker's death
+    # (crash, hang, memory) is the supervisor's, in tests/test_harness_supervisor.py.
+    elsewhere = set(SSE_KINDS) | {"crash", "hang", "memory"}
+    assert {spelled.get(k, k) for k in KINDS if k not in elsewhere} <= tested

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from harness.fixture import iter_fixture_paths, load
-from harness.replay import load_fixtures, replay
+from harness.replay import fixed_in, load_fixtures, replay
 from targets.reference import assemble
 
 FINDINGS = Path(__file__).resolve().parent.parent / "findings"
@@ -19,11 +19,17 @@ def test_there_are_findings_to_replay():
 @pytest.mark.parametrize("path", PATHS, ids=[str(p.relative_to(FINDINGS)) for p in PATHS])
 def test_the_reference_gives_the_expected_outcome(path):
     case = load(path).case
-    assert assemble(case.reads, case.tools, case.limits) == case.expected
+    assert assemble(case.reads, case.tools, case.limits, case.dialect) == case.expected
     # and the same however the wire is read
     wire = case.wire
-    assert assemble([wire], case.tools, case.limits) == case.expected
-    assert assemble([wire[i:i + 1] for i in range(len(wire))], case.tools, case.limits) == case.expected
+    assert assemble([wire], case.tools, case.limits, case.dialect) == case.expected
+    assert assemble([wire[i:i + 1] for i in range(len(wire))], case.tools, case.limits, case.dialect) == case.expected
+
+
+@pytest.mark.parametrize("dialect", ["openai-responses", "anthropic"])
+def test_every_dialect_has_its_seed_fixtures(dialect):
+    seeds = [load(p).case for p in PATHS if p.parent.name == f"seed-{dialect.removeprefix('openai-')}"]
+    assert len(seeds) == 5 and {c.dialect for c in seeds} == {dialect}
 
 
 def test_every_recorded_target_still_behaves_as_recorded():
@@ -34,3 +40,9 @@ def test_every_recorded_target_still_behaves_as_recorded():
     selftest = [c for c in report.cells if c.recorded and c.target.startswith("selftest-")]
     assert len(selftest) >= 9
     assert {c.verdict for c in selftest} == {"still fails"}, [(c.fixture.label, c.verdict) for c in selftest]
+    # A real library that fixed its bug makes its fixture pass: reported as fixed, in which version, not failed.
+    libraries = [c for c in report.cells if c.recorded and not c.target.startswith("selftest-")]
+    assert {c.verdict for c in libraries} <= {"still fails", "changed", "fixed", "skipped"}
+    for c in libraries:
+        if c.verdict == "fixed":
+            print(f"{c.fixture.path.relative_to(FINDINGS)}: {fixed_in(c)}")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from harness.commands.arguments import positive_int
+from harness.commands.arguments import add_dialect_option, positive_int
 from harness.errors import UsageError
 from harness.model import Limits
 from harness.toolfile import ToolFileError, load_tools
-from targets.reference import Assembler
+from targets.reference import ASSEMBLERS
 
 READ_SIZE = 64 * 1024
 
@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"stop when one call's arguments pass N bytes (default {defaults.max_argument_bytes})")
     p.add_argument("--read-size", type=positive_int, default=READ_SIZE, metavar="N",
                    help=f"feed the stream in network reads of N bytes, to replay read cuts (default {READ_SIZE})")
+    add_dialect_option(p, "the wire dialect of the captured stream")
     p.set_defaults(run=run)
 
 
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     limits = Limits(max_events=args.max_events, max_argument_bytes=args.max_argument_bytes,
                     max_stream_bytes=args.max_bytes)
     try:
-        assembler = Assembler(tools, limits)
+        assembler = ASSEMBLERS[args.dialect](tools, limits)
     except ValueError as e:
         raise UsageError(f"{args.tools}: {e}") from None
     if args.stream == "-":
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if outcome.error is not None else 0
 
 
-def _pump(source: BinaryIO, assembler: Assembler, size: int) -> None:
+def _pump(source: BinaryIO, assembler: Any, size: int) -> None:
     # Read by blocks, never the whole file: memory is bounded by the stream
     # bound and what the calls hold, not by the size of the capture.
     while assembler.outcome is None:

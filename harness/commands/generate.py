@@ -9,13 +9,14 @@ from typing import Callable, Iterable, Sequence
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from harness.commands.arguments import positive_int
+from harness.commands.arguments import add_dialect_option, positive_int
 from harness.errors import UsageError
 from harness.fixture import Fixture, dumps, write_atomic
 from harness.model import Case, Tool
 from harness.normalise import normalise_tools
 from harness.toolfile import ToolFileError, load_tools
-from strategies import PROFILES, bundled_tools, cases, usable_tools
+from strategies import bundled_tools, cases, usable_tools
+from strategies.profiles import DIALECT_PROFILES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "{name, parameters} list or MCP {name, inputSchema} list; a file or folder). "
                    "Default: the bundled corpus")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress or notes on stderr")
+    add_dialect_option(p, "the wire dialect to write the calls in")
     p.set_defaults(run=run)
 
 
@@ -65,9 +67,9 @@ def resolve_tools(path: str | None, say: Callable[[str], None]) -> tuple[Tool, .
 
 def generate(count: int, seed_value: int, tools: Sequence[Tool] | None = None,
              profiles: Iterable[str] | None = None,
-             progress: Callable[[int], None] | None = None) -> list[Case]:
+             progress: Callable[[int], None] | None = None, dialect: str = "openai-chat") -> list[Case]:
     """``count`` cases, the same ones for the same seed and options."""
-    strategy = cases(tools=tools, profiles=None if profiles is None else tuple(profiles))
+    strategy = cases(tools=tools, profiles=None if profiles is None else tuple(profiles), dialect=dialect)
     out: list[Case] = []
 
     # Hypothesis drives the drawing so that cases have its distribution and
@@ -89,9 +91,9 @@ def generate(count: int, seed_value: int, tools: Sequence[Tool] | None = None,
 
 def run(args: argparse.Namespace) -> int:
     if args.profiles:
-        unknown = [p for p in args.profiles if p not in PROFILES]
+        unknown = [p for p in args.profiles if p not in DIALECT_PROFILES[args.dialect]]
         if unknown:
-            raise UsageError(f"unknown profile {unknown[0]!r}; see `toolfuzz profiles`")
+            raise UsageError(f"unknown profile {unknown[0]!r} for --dialect {args.dialect}; see `toolfuzz profiles`")
     tools = resolve_tools(args.tools, lambda text: _say(args, text))
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -103,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         if show and (n % step == 0 or n == args.count):
             print(f"toolfuzz generate: {n}/{args.count} cases", file=sys.stderr)
 
-    made = generate(args.count, args.seed, tools, args.profiles, progress)
+    made = generate(args.count, args.seed, tools, args.profiles, progress, args.dialect)
     if len(made) < args.count:
         _say(args, f"only {len(made)} distinct cases exist for these options")
     width = max(5, len(str(len(made))))

@@ -13,7 +13,7 @@ import json
 import shutil
 import sys
 
-from harness.commands.arguments import add_target_options
+from harness.commands.arguments import add_dialect_option, add_target_options
 from harness.errors import UsageError
 from harness.fixture import write_atomic
 from harness.replay import junit_xml, load_fixtures, render, replay
@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "where it was not recorded to (or the reference disagrees with a fixture), 2 for a usage error.")
     p.add_argument("paths", nargs="+", metavar="PATH", help="fixture file, or folder of *.json fixtures")
     add_target_options(p, "the reference and the built-in targets each fixture records")
+    add_dialect_option(p, "replay only the fixtures of this dialect (each runs in its own dialect)", None)
     p.add_argument("--json", action="store_true", help="print a machine-readable report instead of the matrix")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per fixture and target")
     p.set_defaults(run=run)
@@ -40,6 +41,10 @@ def run(args: argparse.Namespace) -> int:
     # Everything that can be wrong with the input is found before anything runs.
     given = resolve_all(args.target, args.level) if args.target else None
     fixtures = load_fixtures(args.paths)
+    if args.dialect is not None:
+        fixtures = [f for f in fixtures if f.fixture.case.dialect == args.dialect]
+        if not fixtures:
+            raise UsageError(f"no fixture of dialect {args.dialect} in {' '.join(args.paths)}")
     report = replay(fixtures, given, args.timeout)
     if args.junit:
         try:

@@ -13,16 +13,23 @@ from xml.etree import ElementTree as ET
 
 from hypothesis.errors import InvalidArgument
 
-from harness.commands.arguments import add_target_options, positive_int, positive_seconds
+from harness.commands.arguments import add_dialect_option, add_target_options, positive_int, positive_seconds, \
+    targets_for
+from harness.commands.arguments import memory_size
 from harness.errors import UsageError
+from harness.database import namespace_for, open_database
 from harness.findings import save
+from harness.report import DEATH_KINDS, add_run_figures, fixed_findings, write_report
+from harness.shard import parse_shard, units_for
+from harness.stopping import stop_on_signals
+from harness.supervisor import Supervisor
 from harness.fixture import write_atomic
 from harness.search import Finding, SearchStats, search
-from harness.targetspec import default_targets, resolve_all
 from targets.base import Target
 
 DEFAULT_BUDGET = 90.0
 DEFAULT_EXAMPLES = 2000
+DEFAULT_MEMORY_CAP = 2 * 2**30
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "shrink every distinct divergence into a fixture file. Exit 0 when nothing diverged, 1 when something "
         "did, 2 for a usage or input error.")
     add_target_options(p, "every installed built-in target")
+    add_dialect_option(p, "the wire dialect to generate; only targets that support it run")
     p.add_argument("--profile", action="append", default=None, metavar="NAME",
                    help="restrict call shapes to this profile (repeatable; see toolfuzz profiles)")
     p.add_argument("--tools", metavar="FILE", help="tool schemas to generate from (default: the bundled corpus)")
@@ -44,13 +52,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--findings", default="findings", metavar="DIR", help="where fixtures go (default findings/)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.add_argument("--junit", metavar="FILE", help="also write the summary as JUnit XML")
+    p.add_argument("--report", metavar="FILE.md|FILE.html",
+                   help="also write a report for people: new and fixed findings, the matrix, examples and time")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                   help="worker processes, each with its own seed, restarted when a target kills one "
+                   "(default 1: search in this process); see docs/nightly.md")
+    p.add_argument("--memory-cap", type=memory_size, default=DEFAULT_MEMORY_CAP, metavar="SIZE",
+                   help="address space of each worker process, e.g. 512M or 2G, 'none' for no cap (default 2G; "
+                   "with --workers 2 or more)")
+    p.add_argument("--database", metavar="PATH|redis://HOST:PORT/N|none", default=None,
+                   help="where failing examples are kept for the next run to replay first (default "
+                   "STATE/db, or none with --seed)")
+    p.add_argument("--state", default=".toolfuzz", metavar="DIR",
+                   help="the run's own files: the default database and the cases in flight (default .toolfuzz)")
+    p.add_argument("--shard", metavar="I/N", help="run only shard I of N of the (target, profile) pairs")
     p.set_defaults(run=run)
 
 
 
 
 def run(args: argparse.Namespace) -> int:
-    targets = resolve_all(args.target, args.level) if args.target else default_targets()
+    targets = targets_for(args.target, args.level, args.dialect)
     # Imported here, not at the top: every command loads this module, and only
     # run needs the strategies (the harness is the one place that knows both).
     import strategies
@@ -60,10 +82,14 @@ def run(args: argparse.Namespace) -> int:
         if args.tools else None
 
     try:
-        strategy = strategies.cases(tools=tools, profiles=args.profile)
+        strategy = strategies.cases(tools=tools, profiles=args.profile, dialect=args.dialect)
     except InvalidArgument as e:
         raise UsageError(str(e)) from None
     seed = args.seed if args.seed is not None else random.randrange(2**32)
+    shard = parse_shard(args.shard) if args.shard else None
+    database = args.database or (None if args.seed is not None else str(Path(args.state) / "db"))
+    # Opened here, before anything runs, so that a store that cannot be reached is a usage error.
+    store = open_database(database, namespace_for([t.name for t in targets], args.profile))
     root = Path(args.findings)
     progress = _Progress(sys.stderr, targets)
     progress.line(f"toolfuzz run: {len(targets)} target{'s' * (len(targets) != 1)}, seed {seed} "
@@ -75,11 +101,30 @@ def run(args: argparse.Namespace) -> int:
         saved.append((finding, path, what))
         progress.finding(finding, path, what)
 
-    findings, stats = search(targets, strategy, max_examples=args.max_examples, budget=args.budget, seed=seed,
-                             timeout=args.timeout, on_finding=on_finding, on_progress=progress.update,
-                             plain=strategies.PLAIN_FEATURES)
+    with stop_on_signals() as stopping:
+        if args.workers == 1 and shard is None:
+            findings, stats = search(targets, strategy, max_examples=args.max_examples, budget=args.budget,
+                                     seed=seed, timeout=args.timeout, on_finding=on_finding,
+                                     on_progress=progress.update, plain=strategies.PLAIN_FEATURES,
+                                     database=store,
+                                     stop=stopping.is_set)
+        else:
+            supervisor = Supervisor(
+                targets=targets, specs=args.target, level=args.level, tools=args.tools,
+                dialect=getattr(args, "dialect", None),
+                units=units_for([t.name for t in targets], args.profile or list(strategies.PROFILES), shard,
+                                bool(args.profile)),
+                max_examples=args.max_examples, budget=args.budget, seed=seed, timeout=args.timeout,
+                memory_cap=args.memory_cap or None, workers=args.workers, state=Path(args.state),
+                database=database, root=root, plain=strategies.PLAIN_FEATURES,
+                on_finding=lambda f, p, w: (saved.append((f, p, w)), progress.finding(f, p, w)),
+                on_note=lambda text: progress.line(f"note: {text}"), on_progress=progress.update)
+            stopping.then(supervisor.stop)
+            stats = supervisor.run()
+            findings = [f for f, _, _ in saved]
     progress.done(stats)
     summary = _summary(targets, saved, stats, seed)
+    add_run_figures(summary, stats, strategies.PROFILES)
     if args.json:
         json.dump(summary, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -87,6 +132,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(_table(targets, saved, stats))
     if args.junit:
         write_atomic(args.junit, _junit(targets, saved, stats))
+    if args.report:
+        skip = set(getattr(stats, "quarantined", ())) | {f.target.name for f, _, _ in saved
+                                                           if f.divergence.kind in DEATH_KINDS}
+        write_report(args.report, summary, fixed_findings(root, targets, args.timeout, skip,
+                                                          {str(p) for _, p, what in saved if what == "written"}))
     return 1 if findings else 0
 
 

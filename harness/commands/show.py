@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from harness.compare_sse import expected_events
 from harness.errors import UsageError
 from harness.fixture import Fixture, FixtureError, load
 from targets.reference import Assembler
@@ -40,6 +41,8 @@ def render(fixture: Fixture) -> str:
     lines = [f"{fixture.name}  ({case.dialect}" + (f"; {', '.join(case.features)}" if case.features else "") + ")"]
     if fixture.description:
         lines.append(f"  {fixture.description}")
+    if fixture.statement:
+        lines.append(f"statement: {' '.join(fixture.statement.split())}")
     if case.tools:
         lines.append("tools: " + ", ".join(t.name for t in case.tools))
     wire = case.wire
@@ -74,7 +77,30 @@ def render(fixture: Fixture) -> str:
     lines.append("reference: " + ("agrees" if agrees else "DIFFERS from expected"))
     for target, seen in sorted(fixture.observed.items()):
         lines.append(f"observed by {target}: {seen.get('verdict', 'recorded')}")
+    lines.extend(_events(fixture))
     return "\n".join(lines) + "\n"
+
+
+def _events(fixture: Fixture) -> list[str]:
+    """For a fixture an sse-level target diverged on: the events the wire dispatches, then that target's."""
+    observed = {}
+    for target, seen in fixture.observed.items():
+        events = (seen.get("observation") or {}).get("events") if isinstance(seen.get("observation"), dict) else None
+        if isinstance(events, list):
+            observed[target] = [e for e in events if isinstance(e, dict)]
+    if not observed:
+        return []
+    lines = ["", "events the wire dispatches:"]
+    lines.extend(_event(e.to_json()) for e in expected_events(fixture.case))
+    for target, events in sorted(observed.items()):
+        lines.append(f"events from {target}:")
+        lines.extend(_event(e) for e in events)
+    return lines
+
+
+def _event(event: dict) -> str:
+    data = str(event.get("data"))
+    return f"  {event.get('event')}  id={event.get('id')!r}  {data[:EXCERPT]!r}" + ("..." if len(data) > EXCERPT else "")
 
 
 def _excerpt(read: bytes) -> str:

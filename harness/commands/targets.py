@@ -1,4 +1,4 @@
-"""``toolfuzz targets``: the built-in targets, their level, version and what they claim, and every library adapter installed or not."""
+"""``toolfuzz targets``: the built-in targets, their level, version and what they claim, and every library adapter installed or not, with the releases it is verified on."""
 
 from __future__ import annotations
 
@@ -19,17 +19,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     targets = builtin_targets()
     state = {name: why for name, _, why in adapters.status()}
-    rows = [("name", "level", "version", "claims", "installed", "what")]
+    verified = adapters.verified()
+    rows = [("name", "level", "version", "claims", "installed", "verified on", "what")]
     for t in targets.values():
         rows.append((t.name, t.level, t.version or "-", ",".join(sorted(t.reports)),
-                     "yes" if state.get(t.name, "installed") == "installed" else "no",
+                     "yes" if state.get(t.name, "installed") == "installed" else "no", verified.get(t.name) or "-",
                      ("[self-test] " if t.selftest else "") + t.summary))
     # Adapters whose library is missing (or does not import): listed so that
     # nobody wonders where they went, with what to install.
     for name, version, why in adapters.status():
         if name not in targets:
-            rows.append((name, "-", version, "-", "no", why))
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+            rows.append((name, "-", version, "-", "no", verified.get(name) or "-", why))
+    widths = [max(len(r[i]) for r in rows) for i in range(6)]
     for r in rows:
-        sys.stdout.write("  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] + "\n")
+        sys.stdout.write("  ".join(c.ljust(w) for c, w in zip(r[:6], widths)) + "  " + r[6] + "\n")
     return 0

@@ -17,10 +17,11 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from importlib import metadata
+from typing import Iterable
 
 from targets.base import Target
 
-__all__ = ["Adapter", "KNOWN", "installed", "status"]
+__all__ = ["Adapter", "KNOWN", "installed", "status", "verified"]
 
 
 @dataclass(frozen=True)
@@ -32,12 +33,43 @@ class Adapter:
     extra: str
     #: The target names the module defines, for listing them when it cannot be imported.
     names: tuple[str, ...]
+    #: The library releases the adapter's tests were run and passed on ("" when not recorded).
+    verified: str = ""
 
 
 KNOWN: tuple[Adapter, ...] = (
     Adapter("targets.adapters.openai_chat", ("openai",), "openai",
             ("openai-stream-state", "openai-client", "openai-client-done-events")),
     Adapter("targets.adapters.langchain_core", ("langchain-core",), "langchain", ("langchain-core",)),
+    Adapter("targets.adapters.openai_sse", ("openai",), "openai", ("openai-sse",)),
+    Adapter("targets.adapters.anthropic_sse", ("anthropic",), "anthropic", ("anthropic-sse",)),
+    Adapter("targets.adapters.httpx_sse", ("httpx-sse", "httpx"), "sse", ("httpx-sse",)),
+    Adapter("targets.adapters.sseclient_py", ("sseclient-py",), "sse", ("sseclient-py",)),
+    Adapter("targets.adapters.anthropic_messages", ("anthropic", "httpx2"), "anthropic",
+            ("anthropic-accumulator", "anthropic-client"), verified="anthropic 2.16.0"),
+    Adapter("targets.adapters.openai_responses", ("openai", "httpx2"), "openai",
+            ("openai-responses-state", "openai-responses-client"), verified="openai 3.57.0"),
+    Adapter("targets.adapters.langchain_anthropic", ("langchain-anthropic", "anthropic", "httpx2"),
+            "langchain-anthropic", ("langchain-anthropic", "langchain-anthropic-client"),
+            verified="langchain-anthropic 1.7.10, anthropic 2.16.0"),
+    Adapter("targets.adapters.litellm", ("litellm", "openai"), "litellm",
+            ("litellm-builder", "litellm-client"), verified="litellm 1.75.0 - 1.110.2"),
+    Adapter("targets.adapters.pydantic_ai", ("pydantic-ai-slim", "openai"), "pydantic-ai",
+            ("pydantic-ai-parts", "pydantic-ai-openai"), verified="pydantic-ai-slim 1.0.0 - 2.68.0"),
+    Adapter("targets.adapters.llama_index", ("llama-index-llms-openai", "openai"), "llama-index",
+            ("llama-index",), verified="llama-index-llms-openai 0.4.0 - 0.8.3"),
+    Adapter("targets.adapters.haystack", ("haystack-ai", "openai"), "haystack", ("haystack",),
+            verified="haystack-ai 2.12.0 - 3.4.1"),
+    Adapter("targets.adapters.openai_agents", ("openai-agents", "openai"), "openai-agents", ("openai-agents",),
+            verified="openai-agents 0.2.1 - 0.24.0"),
+    Adapter("targets.adapters.smolagents", ("smolagents", "openai"), "smolagents", ("smolagents-agglomerate",),
+            verified="smolagents 1.20.0 - 1.26.0"),
+    Adapter("targets.adapters.langchain_openai", ("langchain-openai", "langchain-core", "openai"),
+            "langchain-openai", ("langchain-openai",), verified="langchain-openai 0.3.20 - 1.8.1"),
+    Adapter("targets.adapters.pydantic_ai_anthropic", ("pydantic-ai-slim", "anthropic", "httpx2", "openai"),
+            "pydantic-ai,anthropic", ("pydantic-ai-anthropic",), verified="pydantic-ai-slim 2.68.0, anthropic 2.16.0"),
+    Adapter("targets.adapters.litellm_anthropic", ("litellm", "httpx", "openai"), "litellm",
+            ("litellm-anthropic", "litellm-anthropic-client"), verified="litellm 1.110.2"),
 )
 
 
@@ -66,9 +98,19 @@ def _load(adapter: Adapter) -> tuple[tuple[Target, ...], str]:
     return _cache[adapter.module]
 
 
-def installed() -> list[Target]:
-    """The targets of every adapter whose library is installed and imports."""
-    return [t for adapter in KNOWN for t in _load(adapter)[0]]
+def installed(names: Iterable[str] | None = None) -> list[Target]:
+    """The targets of every adapter whose library is installed and imports.
+
+    With ``names``, only the adapters that define one of them are imported: a run of two targets should not
+    pay for importing every library on the machine (litellm alone takes seconds).
+    """
+    wanted = None if names is None else set(names)
+    return [t for adapter in KNOWN if wanted is None or wanted & set(adapter.names) for t in _load(adapter)[0]]
+
+
+def verified() -> dict[str, str]:
+    """Target name -> the library releases its adapter is verified on, for every known adapter target."""
+    return {name: adapter.verified for adapter in KNOWN for name in adapter.names}
 
 
 def status() -> list[tuple[str, str, str]]:

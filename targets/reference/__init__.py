@@ -9,12 +9,17 @@ from __future__ import annotations
 from typing import Iterable
 
 from harness.model import Limits, Outcome, Tool
+from targets.reference.anthropic import AnthropicAssembler
 from targets.reference.assembler import COMPLETING_REASONS, Assembler, StreamStopped
+from targets.reference.responses import ResponsesAssembler
 from targets.reference.gate import releasable
 from targets.reference.sse import SSEDecoder, SSEEvent
 
 __all__ = [
     "Assembler",
+    "ASSEMBLERS",
+    "AnthropicAssembler",
+    "ResponsesAssembler",
     "COMPLETING_REASONS",
     "SSEDecoder",
     "SSEEvent",
@@ -24,9 +29,14 @@ __all__ = [
 ]
 
 
-def assemble(reads: Iterable[bytes], tools: Iterable[Tool] = (), limits: Limits = Limits()) -> Outcome:
-    """Run the reference over network reads and return the outcome."""
-    assembler = Assembler(tools, limits, events=False)
+#: The reference assembler of each dialect; each has the same feed/close/outcome surface.
+ASSEMBLERS = {"openai-chat": Assembler, "openai-responses": ResponsesAssembler, "anthropic": AnthropicAssembler}
+
+
+def assemble(reads: Iterable[bytes], tools: Iterable[Tool] = (), limits: Limits = Limits(),
+             dialect: str = "openai-chat") -> Outcome:
+    """Run the reference for ``dialect`` over network reads and return the outcome."""
+    assembler = ASSEMBLERS[dialect](tools, limits, events=False)
     for read in reads:
         assembler.feed(read)
         if assembler.outcome is not None:

@@ -3,32 +3,57 @@
 ``SELFTEST`` lists the mutants with the divergence kind each must be caught with.
 """
 
+import functools
+
+from harness.model import DIALECTS
 from targets.base import Target
 from targets.selftest import mutants
-from targets.selftest.plain import assemble_chunks
+from targets.selftest.dialects import ItemIdForCallId, ToolNumberAsIndex, in_dialect
+from targets.selftest.plain import PlainAssembler, assemble_chunks
+
+#: Every mistake that can be made on every wire.
+_ALL = DIALECTS
+_CHAT = ("openai-chat",)
 
 
-def _mutant(name: str, fn, mistake: str, level: str = "events", calls: int = 1, reads: int = 1) -> Target:
+def _in(fn, dialect: str):
+    cls = getattr(fn, "mutant", None)
+    if cls is not None:
+        return mutants._events(in_dialect(cls, dialect))
+    return functools.partial(fn, assembler=in_dialect(PlainAssembler, dialect))
+
+
+def _mutant(name: str, fn, mistake: str, level: str = "events", calls: int = 1, reads: int = 1,
+            dialects: tuple[str, ...] = _ALL) -> Target:
     # ``minimal``: the smallest case that shows the mistake, in calls and network reads;
-    # the self-test asserts that shrinking reaches it.
-    return Target(name=f"selftest-{name}", fn=fn, level=level, selftest=True, mistake=mistake,
-                  summary=(fn.__doc__ or "").strip().splitlines()[0], extra={"minimal": {"calls": calls, "reads": reads}})
+    # the self-test asserts that shrinking reaches it.  ``by_dialect``: the same
+    # mistake on top of each dialect's plain assembler.
+    return Target(name=f"selftest-{name}", fn=fn, level=level, selftest=True, mistake=mistake, dialects=dialects,
+                  summary=(fn.__doc__ or "").strip().splitlines()[0],
+                  extra={"minimal": {"calls": calls, "reads": reads},
+                         "by_dialect": {d: _in(fn, d) for d in dialects if d != "openai-chat"}})
 
 
 PLAIN = Target(name="selftest-plain", fn=assemble_chunks, summary="a correct plain assembler (must never diverge)",
-               selftest=True)
+               selftest=True, dialects=_ALL, extra={"by_dialect": {d: _in(mutants._events(PlainAssembler), d)
+                                                                   for d in _ALL if d != "openai-chat"}})
 
 SELFTEST = (
     _mutant("shared-buffer", mutants.shared_buffer, "arguments_misattributed", calls=2),
     _mutant("parse-each-fragment", mutants.parse_each_fragment, "arguments_differ"),
-    _mutant("key-by-id", mutants.key_by_id, "arguments_misattributed"),
-    _mutant("shared-placeholder", mutants.shared_placeholder, "id_differs"),
+    # Calls in the event dialects are keyed by index or item, and always carry an id.
+    _mutant("key-by-id", mutants.key_by_id, "arguments_misattributed", dialects=_CHAT),
+    _mutant("shared-placeholder", mutants.shared_placeholder, "id_differs", dialects=_CHAT),
     _mutant("brace-completion", mutants.brace_completion, "incomplete_handed_on"),
     _mutant("decode-each-read", mutants.decode_each_read, "arguments_differ", level="bytes", reads=2),
     # Two cuts: one inside `data:` loses a chunk, but the next readable chunk must not bring the call back.
     _mutant("read-as-delta", mutants.read_as_delta, "call_lost", level="bytes", reads=3),
     _mutant("hand-out-after-disconnect", mutants.hand_out_after_disconnect, "incomplete_handed_on"),
-    _mutant("concat-names-and-ids", mutants.concat_names_and_ids, "id_differs"),
+    # Anthropic sends a call's id and name once; Responses repeats them in output_item.done.
+    _mutant("concat-names-and-ids", mutants.concat_names_and_ids, "id_differs", dialects=("openai-chat", "openai-responses")),
+    # Mistakes only one dialect's wire invites.
+    _mutant("item-id-for-call-id", mutants._events(ItemIdForCallId), "id_differs", dialects=("openai-responses",)),
+    _mutant("tool-number-as-index", mutants._events(ToolNumberAsIndex), "arguments_misattributed", dialects=("anthropic",)),
 )
 
 __all__ = ["PLAIN", "SELFTEST"]

@@ -1,0 +1,111 @@
+"""Every benchmark of the project, one table: ``python -m bench [--quick]``.
+
+* reference: throughput of the reference assembler against the floor of
+  splitting lines and ``orjson.loads`` (``bench.reference``);
+* generation: cases per second of each strategy stage and end to end
+  (``bench.generation``);
+* selftest: examples and seconds until each self-test mutant is found, and
+  how small its fixture shrinks (``bench.selftest``);
+* workers: runs per second with 1 and 2 workers (``bench.workers``, when
+  present).
+
+Each section is still its own ``python -m bench.<name>`` with more options.
+A section that fails or is missing says so in its rows; the others still run.
+``--quick`` runs each on a small size, for a check that everything works,
+not for figures to quote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import platform
+import sys
+import time
+from typing import Any, Callable
+
+Row = tuple[str, str, str]
+
+FULL = {"mb": 8.0, "examples": 1000, "seeds": 10, "budget": 60.0}
+QUICK = {"mb": 1.0, "examples": 100, "seeds": 1, "budget": 5.0}
+
+
+def reference(size: dict[str, Any]) -> list[Row]:
+    from bench.reference import measure
+    return [("reference", what, value) for what, value in measure(size["mb"])]
+
+
+def generation(size: dict[str, Any]) -> list[Row]:
+    from bench.generation import measure
+    rates = measure(size["examples"])
+    end_to_end = rates[-1][1]
+    return [("generation", stage, f"{r:.0f} cases/s ({r / end_to_end:.1f}x end to end)") for stage, r in rates] + [
+        ("generation", "goal: 300 end-to-end cases/s per core", f"{end_to_end / 300:.0%} of goal")]
+
+
+def selftest(size: dict[str, Any]) -> list[Row]:
+    from bench.selftest import measure
+    rows = []
+    for mutant, mistake, found, examples, seconds, shrunk, minimum, at_min in measure(size["seeds"], budget=size["budget"]):
+        rows.append(("selftest", f"{mutant} ({mistake})",
+                     f"found {found}, median {examples} examples / {seconds} s, shrunk to {shrunk} "
+                     f"(calls, reads), minimum {minimum}, at minimum {at_min}"))
+    return rows
+
+
+def workers(size: dict[str, Any]) -> list[Row]:
+    try:
+        module = importlib.import_module("bench.workers")
+    except ModuleNotFoundError as e:
+        if e.name != "bench.workers":
+            raise
+        return [("workers", "runs per second with 1 and 2 workers", "not available (no bench/workers.py)")]
+    fn = getattr(module, "rows", None) or getattr(module, "measure", None)
+    if fn is None:
+        return [("workers", "runs per second with 1 and 2 workers", "not available (bench.workers has no rows())")]
+    quick = size is QUICK
+    out = fn(quick=quick) if "quick" in inspect.signature(fn).parameters else fn()
+    return [("workers", str(row[0]), ", ".join(map(str, row[1:]))) for row in out]
+
+
+SECTIONS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
+    "reference": reference, "generation": generation, "selftest": selftest, "workers": workers}
+
+
+def table(rows: list[Row]) -> str:
+    header = ("benchmark", "measure", "value")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(2)]
+    lines = [f"{header[0]:<{widths[0]}}  {header[1]:<{widths[1]}}  {header[2]}",
+             f"{'-' * widths[0]}  {'-' * widths[1]}  {'-' * 5}"]
+    lines.extend(f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c}" for a, b, c in rows)
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes: checks every benchmark runs, quickly")
+    parser.add_argument("--only", action="append", choices=sorted(SECTIONS), help="run only these (repeatable)")
+    args = parser.parse_args(argv)
+    size = QUICK if args.quick else FULL
+    rows: list[Row] = []
+    started = time.monotonic()
+    for name, section in SECTIONS.items():
+        if args.only and name not in args.only:
+            continue
+        print(f"running {name}...", file=sys.stderr, flush=True)
+        begun = time.monotonic()
+        try:
+            rows.extend(section(size))
+        except Exception as e:  # noqa: BLE001 - one broken benchmark must not hide the others' figures
+            rows.append((name, "failed", f"{type(e).__name__}: {e}"[:200]))
+        rows.append((name, "wall time of this benchmark", f"{time.monotonic() - begun:.0f} s"))
+    print(f"python -m bench{' --quick' if args.quick else ''}: Python {platform.python_version()}, "
+          f"{time.monotonic() - started:.0f} s in all")
+    print()
+    sys.stdout.write(table(rows))
+    return 1 if any(r[1] == "failed" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

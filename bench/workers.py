@@ -1,0 +1,151 @@
+"""How the search scales with worker processes, and whether a long run's memory stays flat.
+
+Run: ``python -m bench.workers [--budget S] [--hour]``
+
+Each row is one ``toolfuzz run --workers N`` search (through
+:class:`harness.supervisor.Supervisor`, no database) on the reference and the
+plain assembler, which never diverge, so every second goes to generating and
+judging cases: examples per second of search (the workers' start-up is not
+counted), the speed-up over one worker, and the peak resident memory of the
+supervisor and its workers together.  Goal (issue 7): at least 1.8x with 2
+workers on 2 cores.
+
+``--hour`` instead runs 2 workers for an hour and reports the peak resident
+memory over the first 10 minutes and over the whole hour: goal, the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+import strategies
+from harness.supervisor import Supervisor
+from harness.worker import Unit
+from targets.registry import builtin_targets
+
+HEADER = ("workers", "examples", "search s", "examples/s", "speed-up", "peak RSS MiB")
+TARGETS = ("reference", "selftest-plain")
+
+
+def run_once(workers: int, budget: float, on_sample: Callable[[float, int], None] = lambda t, rss: None) -> tuple:
+    """One search; returns (examples, search seconds, peak RSS bytes of this process and its descendants)."""
+    registry = builtin_targets()
+    targets = [registry[name] for name in TARGETS]
+    with tempfile.TemporaryDirectory() as tmp:
+        supervisor = Supervisor(
+            targets=targets, specs=list(TARGETS), level="events", units=[Unit(None, TARGETS)], tools=None,
+            dialect=None, max_examples=10**9, budget=budget, seed=1, timeout=5.0, memory_cap=None, workers=workers,
+            state=Path(tmp) / "state", database=None, root=Path(tmp) / "findings", plain=strategies.PLAIN_FEATURES)
+        sampler = _Sampler(on_sample)
+        sampler.start()
+        try:
+            stats = supervisor.run()
+        finally:
+            sampler.stop()
+    return stats.examples, budget, sampler.peak
+
+
+def measure(budget: float = 30, counts: tuple[int, ...] = (1, 2),
+            on_row: Callable[[tuple[str, ...]], None] = lambda row: None) -> list[tuple[str, ...]]:
+    """One row per worker count (see HEADER), for this module's output and for ``python -m bench``."""
+    rows = []
+    base = None
+    for n in counts:
+        examples, seconds, peak = run_once(n, budget)
+        rate = examples / seconds
+        base = base or rate
+        rows.append((str(n), str(examples), f"{seconds:.0f}", f"{rate:.1f}", f"{rate / base:.2f}x",
+                     f"{peak / 2**20:.0f}"))
+        on_row(rows[-1])
+    return rows
+
+
+def rows(quick: bool = False) -> list[tuple[str, ...]]:
+    """For ``python -m bench``: the worker-count rows, short when ``quick``."""
+    return measure(5 if quick else 30)
+
+
+def hour(minutes: float = 60, on_row: Callable[[tuple[str, ...]], None] = lambda row: None) -> list[tuple[str, ...]]:
+    """Peak RSS of a 2-worker run at 10 minutes and at the end (``minutes``)."""
+    marks = {10 * 60: None}
+    start = time.monotonic()
+
+    def sample(t: float, peak: int) -> None:
+        for mark in marks:
+            if marks[mark] is None and t - start >= mark:
+                marks[mark] = peak
+
+    examples, seconds, peak = run_once(2, minutes * 60, sample)
+    rows = [("10 min", f"{(marks[600] or peak) / 2**20:.0f}"), (f"{minutes:g} min", f"{peak / 2**20:.0f}"),
+            ("examples", str(examples))]
+    for row in rows:
+        on_row(row)
+    return rows
+
+
+class _Sampler:
+    """Samples the resident memory of this process and every descendant once a second; keeps the peak."""
+
+    def __init__(self, on_sample: Callable[[float, int], None]) -> None:
+        self.peak = 0
+        self.on_sample = on_sample
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(1.0):
+            self.peak = max(self.peak, _tree_rss(os.getpid()))
+            self.on_sample(time.monotonic(), self.peak)
+
+
+def _tree_rss(root: int) -> int:
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            parents[int(entry.name)] = int(fields[1])
+            rss[int(entry.name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    tree, frontier = {root}, [root]
+    while frontier:
+        pid = frontier.pop()
+        children = [p for p, parent in parents.items() if parent == pid and p not in tree]
+        tree.update(children)
+        frontier.extend(children)
+    return sum(rss.get(p, 0) for p in tree)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.workers", description=__doc__.splitlines()[0])
+    p.add_argument("--budget", type=float, default=30, help="seconds of search per row (default 30)")
+    p.add_argument("--hour", action="store_true", help="a one-hour run: peak RSS at 10 and 60 minutes")
+    p.add_argument("--minutes", type=float, default=60, help="length of the --hour run (default 60)")
+    args = p.parse_args(argv)
+    if args.hour:
+        print("when      peak RSS MiB")
+        hour(args.minutes, lambda row: print(f"{row[0]:<9} {row[1]}", flush=True))
+        return
+    print("  ".join(HEADER))
+    measure(args.budget, on_row=lambda row: print("  ".join(c.rjust(len(h)) for c, h in zip(row, HEADER)),
+                                                  flush=True))
+
+
+if __name__ == "__main__":
+    main()

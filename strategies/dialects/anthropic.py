@@ -1,0 +1,113 @@
+"""Planned calls written as an Anthropic Messages event stream (call-shapes.md §6).
+
+Every event is ``event: <name>`` plus a JSON object whose ``type`` is the
+same name.  ``message_start`` opens the message; each content block is
+``content_block_start`` (for a call: a ``tool_use`` block with its id and
+name and an empty ``input``), deltas (``input_json_delta`` fragments of the
+input's JSON text), and ``content_block_stop``, which stops the call;
+``message_delta`` carries the ``stop_reason``; ``message_stop`` ends the
+stream.  ``ping`` may come anywhere, and ``error`` ends the stream.
+
+The outcome's index is the block's index (a text or thinking block before
+the calls shifts it: block indexes are not call numbers) and its id the
+``tool_use`` id.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from strategies.dialects.calls import Mark, digest, opens_in_order
+from strategies.interleave import interleavings, merge
+from strategies.plan import PlannedCall
+from strategies.stage import boolean, integer, pick
+
+__all__ = ["PLAIN", "COMPLETING", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
+           "number"]
+
+PLAIN = "anthropic"
+#: The stop reason that finishes the calls as complete.
+COMPLETING = ("tool_use",)
+ENDINGS = ("done",) * 4 + ("no-done", "after-done", "disconnect", "disconnect", "error-event")
+_TEXTS = ("Let me check that.", "I'll look that up.\n", "Un instant — je vérifie 😀")
+_THOUGHTS = ("The user wants the weather; I should call the tool.", "Deux appels suffiront — 😀")
+_PING = {"type": "ping"}
+
+
+def call_id(n: int) -> str:
+    return "toolu_01" + digest("toolu", n)[:22]
+
+
+def index_of(call: PlannedCall, active: frozenset[str]) -> int:
+    return call.position + ("thinking-before-tools" in active) + ("text-before-tools" in active)
+
+
+def _block(index: int, block: dict[str, Any], deltas: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "content_block_start", "index": index, "content_block": block},
+            *({"type": "content_block_delta", "index": index, "delta": d} for d in deltas),
+            {"type": "content_block_stop", "index": index}]
+
+
+def _preamble(draw: Any, active: frozenset[str]) -> list[dict[str, Any]]:
+    message = {"id": "msg_01" + digest("message", 0)[:22], "type": "message", "role": "assistant",
+               "content": [], "model": "claude-sonnet-4-5-20250929", "stop_reason": None,
+               "stop_sequence": None, "usage": {"input_tokens": 472, "output_tokens": 2}}
+    out = [{"type": "message_start", "message": message}]
+    if "ping-between-deltas" in active:
+        out.append(dict(_PING))  # the docs' example pings right after message_start
+    at = 0
+    if "thinking-before-tools" in active:
+        out += _block(at, {"type": "thinking", "thinking": "", "signature": ""},
+                      [{"type": "thinking_delta", "thinking": pick(draw, _THOUGHTS)},
+                       {"type": "signature_delta", "signature": "EqQBCgIYAh" + digest("signature", 0)[:24]}])
+        at += 1
+    if "text-before-tools" in active:
+        out += _block(at, {"type": "text", "text": ""}, [{"type": "text_delta", "text": pick(draw, _TEXTS)}])
+    return out
+
+
+def _call_events(draw: Any, call: PlannedCall, active: frozenset[str]) -> list[tuple[dict[str, Any], tuple[Mark, ...]]]:
+    at = index_of(call, active)
+    block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
+    if "block-extras" in active:
+        block["caller"] = {"type": "direct"}
+    out = [({"type": "content_block_start", "index": at, "content_block": block}, (Mark("open", call.number),))]
+    pieces = ([""] if "empty-first-delta" in active else []) + list(call.fragments)
+    for k, piece in enumerate(pieces):
+        if k and "ping-between-deltas" in active and boolean(draw):
+            out.append((dict(_PING), ()))
+        delta = {"type": "input_json_delta", "partial_json": piece}
+        out.append(({"type": "content_block_delta", "index": at, "delta": delta}, (Mark("args", call.number, piece),)))
+    out.append(({"type": "content_block_stop", "index": at}, (Mark("stop", call.number),)))
+    return out
+
+
+def render(draw: Any, planned: Sequence[PlannedCall], active: frozenset[str], finish: str,
+           ) -> tuple[list[tuple[dict[str, Any], tuple[Mark, ...]]], bool]:
+    """The events of the whole message, and whether calls interleaved."""
+    out: list[tuple[dict[str, Any], tuple[Mark, ...]]] = [(e, ()) for e in _preamble(draw, active)]
+    per_call = [_call_events(draw, c, active) for c in planned]
+    order = opens_in_order(interleavings.draw(draw, [len(e) for e in per_call], allow="interleaved-blocks" in active))
+    out += merge(per_call, order)
+    delta: dict[str, Any] = {"type": "message_delta", "delta": {"stop_reason": finish, "stop_sequence": None},
+                             "usage": {"output_tokens": 40 + integer(draw, 0, 9)}}
+    if "block-extras" in active:
+        delta["delta"]["stop_details"] = None
+        delta["usage"]["inference_geo"] = "not_available"
+    out.append((delta, (Mark("finish", reason=finish),)))
+    out.append(({"type": "message_stop"}, (Mark("end"),)))
+    return out, order != sorted(order)
+
+
+def error_body(message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": "overloaded_error", "message": message}}
+
+
+def junk_body() -> dict[str, Any]:
+    """A call opened after the stream ended: it must be ignored."""
+    block = {"type": "tool_use", "id": "toolu_late", "name": "late_call", "input": {}}
+    return {"type": "content_block_start", "index": 99, "content_block": block}
+
+
+def number(bodies: Sequence[dict[str, Any]]) -> None:
+    """Anthropic events carry no sequence number."""

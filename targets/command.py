@@ -1,0 +1,350 @@
+"""A target that is another program: one long-running child process, one JSON line in and one out per case.
+
+``--target cmd:"node assemble.js"`` starts the command once, reads its
+handshake line (name, version, level, claims, dialects), and from then on
+each case is one request line written to its stdin and one answer line read
+from its stdout.  docs/subprocess.md is the protocol; this module is the
+harness's side of it.
+
+The harness's audit hook refuses to start processes during a target call,
+and rightly so: the child is started here, before any case, and restarted
+(when it died or was killed mid-case) by :meth:`Child.prepare`, which
+``harness.observe`` runs before the call, outside the hook.  Reading and
+writing the pipes raises no audit event the hook refuses.
+
+Inside a call, whatever went wrong is told apart:
+
+* the program's own exception (``{"error": ...}``): raised, under the
+  exception's own type name;
+* ``{"protocol_error": ...}`` (it could not read the request): raised as
+  :class:`ProtocolError`, so it is not mistaken for the assembler's failure;
+* no answer before the harness's time limit: timed out (the harness's
+  SIGALRM interrupts the wait); the child is killed, since its next line
+  would belong to this case, and restarted for the next one;
+* the child exited: raised as :class:`ChildDied`, with its exit status and
+  the tail of its stderr;
+* a line that is not JSON, not an answer, or longer than the bound:
+  :class:`targets.base.BadReturn`, reported as ``bad_return``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import tempfile
+import time
+import weakref
+from typing import Any, BinaryIO
+
+from harness.model import DIALECTS
+from targets.base import ALL_CLAIMS, BadReturn, LEVELS, PLAIN_CLAIMS, Target
+
+__all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
+           "command_target"]
+
+PROTOCOL = "toolfuzz-subprocess/1"
+#: Longest answer line read back; a longer one is a bad return, and the child is restarted.
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
+#: Longest handshake line.
+MAX_HANDSHAKE_BYTES = 64 * 1024
+#: How long a starting program has to write its handshake.
+HANDSHAKE_SECONDS = 10.0
+#: How long to wait for an answer when no harness time limit is running (off the main thread).
+FALLBACK_SECONDS = 60.0
+_STDERR_TAIL = 600
+
+
+class CommandError(Exception):
+    """The command cannot be started, or its handshake is missing or wrong."""
+
+
+class ChildRaised(Exception):
+    """The program reported its own exception; subclasses carry the program's type name (see :func:`_raised`)."""
+
+
+class ChildDied(Exception):
+    """The program exited (or closed its stdout) while a case was running."""
+
+
+class ProtocolError(Exception):
+    """The program said it could not read the request: a fault of the program's glue, not of its assembler."""
+
+
+class Child:
+    """One long-running program speaking the protocol, restarted when it dies."""
+
+    def __init__(self, argv: list[str], *, level: str = "events", handshake_seconds: float = HANDSHAKE_SECONDS,
+                 max_answer: int = MAX_ANSWER_BYTES) -> None:
+        self.argv = list(argv)
+        self.handshake_seconds = handshake_seconds
+        self.max_answer = max_answer
+        self.hello: dict[str, Any] | None = None
+        self.level = level
+        #: The dialect of the case about to run (the call itself is handed only the chunks or reads).
+        self.dialect = DIALECTS[0]
+        self.cases = 0
+        self.starts = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: BinaryIO | None = None
+        self._buffer = b""
+        _live.add(self)
+
+    # -- life cycle (outside any target call) --------------------------------
+
+    def start(self) -> dict[str, Any]:
+        """Start the program and read its handshake; :class:`CommandError` if either fails."""
+        self.stop()
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            # A session of its own, so that stop() reaches whatever the command
+            # started in turn (a shell, npx, ...), and a terminal's Ctrl-C
+            # reaches only toolfuzz, which then stops it.
+            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=self._stderr, bufsize=0, start_new_session=True)
+        except OSError as e:
+            self.stop()
+            raise CommandError(f"cannot start {self.argv[0]}: {e.strerror or e}") from None
+        self.starts += 1
+        self._buffer = b""
+        try:
+            line = self._read_line(time.monotonic() + self.handshake_seconds, MAX_HANDSHAKE_BYTES)
+        except TimeoutError:
+            self.stop()
+            raise CommandError(f"no handshake line within {self.handshake_seconds:g} s{self._tail()}") from None
+        except (ChildDied, BadReturn) as e:
+            self.stop()
+            raise CommandError(f"no handshake: {e}") from None
+        try:
+            hello = _handshake(line, self.level)
+        except CommandError:
+            self.stop()
+            raise
+        if self.hello is not None and (hello["name"], hello["level"]) != (self.hello["name"], self.hello["level"]):
+            self.stop()
+            raise CommandError(f"restarted as {hello['name']!r} at level {hello['level']}, not as "
+                               f"{self.hello['name']!r} at level {self.hello['level']}")
+        self.hello = hello
+        self.level = hello["level"]
+        return hello
+
+    def prepare(self, case: Any = None) -> None:
+        """Before each case: note its dialect, and restart the program if it is not running (it died, or a case
+        killed it)."""
+        self.dialect = getattr(case, "dialect", None) or DIALECTS[0]
+        if self._proc is None or self._proc.poll() is not None:
+            self.start()
+
+    def stop(self) -> None:
+        """Kill the program and everything it started, and forget it; the next prepare() starts it afresh."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            for pipe in (proc.stdin, proc.stdout):
+                if pipe is not None:
+                    pipe.close()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+        self._buffer = b""
+
+    # -- one case (inside the target call) -----------------------------------
+
+    def __call__(self, arg: list[Any]) -> Any:
+        if self._proc is None:
+            raise ChildDied("the program is not running")
+        self.cases += 1
+        request = _request(self.cases, self.level, self.dialect, arg)
+        waited = self._wait_limit()
+        try:
+            stale = self._pending()
+            if stale:
+                raise BadReturn(f"the program wrote output no request asked for: {stale[:80]!r}")
+            self._write(request)
+            line = self._read_line(time.monotonic() + waited, self.max_answer)
+        except TimeoutError:
+            self.stop()
+            raise TimeoutError(f"no answer within {waited:g} s") from None
+        except BaseException:
+            # Timed out (the harness's alarm), died, oversized, interrupted:
+            # the next line it writes would be taken for the next case's answer.
+            self.stop()
+            raise
+        if self._buffer:
+            self.stop()
+            raise BadReturn(f"the program wrote more than one line: {self._buffer[:80]!r} follows its answer")
+        return _answer(line, "events" if self.level == "sse" else "calls")
+
+    def _wait_limit(self) -> float:
+        # The harness's SIGALRM is the time limit; this only bounds a wait
+        # that no alarm will interrupt (a call off the main thread).
+        remaining = signal.getitimer(signal.ITIMER_REAL)[0]
+        return remaining + 1.0 if remaining > 0 else FALLBACK_SECONDS
+
+    def _write(self, data: bytes) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        fd = self._proc.stdin.fileno()
+        view = memoryview(data)
+        try:
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+        except BrokenPipeError:
+            raise self._died() from None
+
+    def _pending(self) -> bytes:
+        """Bytes the program wrote since its last answer, without waiting."""
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        pending = self._buffer
+        while select.select([fd], [], [], 0)[0]:
+            data = os.read(fd, 65536)
+            if not data:
+                break  # end of file: the write or read that follows says the program died
+            pending += data
+        self._buffer = b""
+        return pending
+
+    def _read_line(self, deadline: float, limit: int) -> bytes:
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line, self._buffer = self._buffer[:end], self._buffer[end + 1:]
+                return line
+            if len(self._buffer) > limit:
+                raise BadReturn(f"the answer line is longer than {limit} bytes")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError()
+            if not select.select([fd], [], [], left)[0]:
+                continue
+            data = os.read(fd, 1 << 20)
+            if not data:
+                raise self._died()
+            self._buffer += data
+
+    def _died(self) -> ChildDied:
+        assert self._proc is not None
+        try:
+            status = self._proc.wait(timeout=2)
+            how = f"exited with status {status}" if status >= 0 else f"was killed by signal {-status}"
+        except subprocess.TimeoutExpired:
+            how = "closed its stdout"
+        return ChildDied(f"the program {how}{self._tail()}")
+
+    def _tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0, os.SEEK_END)
+        size = self._stderr.tell()
+        self._stderr.seek(max(0, size - _STDERR_TAIL))
+        text = self._stderr.read().decode("utf-8", "replace").strip()
+        return f"; stderr ends: {' | '.join(text.splitlines()[-4:])}" if text else ""
+
+
+_live: "weakref.WeakSet[Child]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all() -> None:
+    for child in list(_live):
+        child.stop()
+
+
+def _handshake(line: bytes, default_level: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(line)
+    except ValueError:
+        raise CommandError(f"the first line is not a JSON handshake: {line[:80]!r}") from None
+    if not isinstance(doc, dict):
+        raise CommandError(f"the handshake is {type(doc).__name__}, not an object")
+    if doc.get("protocol") != PROTOCOL:
+        raise CommandError(f"handshake field 'protocol' is {doc.get('protocol')!r}, not {PROTOCOL!r}")
+    name = doc.get("name")
+    if not isinstance(name, str) or not name.strip() or len(name) > 100:
+        raise CommandError("handshake field 'name' must be a non-empty string of at most 100 characters")
+    version = doc.get("version", "")
+    if not isinstance(version, str):
+        raise CommandError("handshake field 'version' must be a string")
+    level = doc.get("level", default_level)
+    if level not in LEVELS:
+        raise CommandError(f"handshake field 'level' must be one of {', '.join(LEVELS)}, not {level!r}")
+    claims = doc.get("claims", sorted(PLAIN_CLAIMS))
+    if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims) or set(claims) - ALL_CLAIMS:
+        raise CommandError(f"handshake field 'claims' must be a list drawn from {', '.join(sorted(ALL_CLAIMS))}")
+    dialects = doc.get("dialects", list(DIALECTS))
+    if not isinstance(dialects, list) or not all(isinstance(d, str) for d in dialects):
+        raise CommandError("handshake field 'dialects' must be a list of strings")
+    if not set(dialects) & set(DIALECTS):
+        raise CommandError(f"handshake field 'dialects' names none that toolfuzz generates ({', '.join(DIALECTS)})")
+    return {"name": name, "version": version, "level": level, "claims": claims, "dialects": dialects}
+
+
+def _request(number: int, level: str, dialect: str, arg: list[Any]) -> bytes:
+    doc: dict[str, Any] = {"case": number, "dialect": dialect}
+    if level == "events":
+        doc["chunks"] = arg
+    else:
+        doc["reads"] = [base64.b64encode(r).decode("ascii") for r in arg]
+    # ASCII out: a lone surrogate (a chunk may hold one) becomes a \ud8xx escape, which any JSON reader takes.
+    return json.dumps(doc, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def _answer(line: bytes, key: str) -> Any:
+    try:
+        doc = json.loads(line)
+    except (ValueError, RecursionError):
+        raise BadReturn(f"the answer is not JSON: {line[:80]!r}") from None
+    if not isinstance(doc, dict) or len({key, "error", "protocol_error"} & doc.keys()) != 1:
+        raise BadReturn(f"the answer is not an object with one of {key}, error, protocol_error: {line[:80]!r}")
+    if "protocol_error" in doc:
+        raise ProtocolError(str(doc["protocol_error"])[:300])
+    if "error" in doc:
+        raise _raised(doc["error"])
+    return doc[key]  # its shape is checked by the harness, as any target's return value is
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}")
+_raised_types: dict[str, type[ChildRaised]] = {}
+
+
+def _raised(error: Any) -> ChildRaised:
+    """The program's exception as one of ours that carries its type name, since the report shows the type."""
+    if not isinstance(error, dict):
+        return ChildRaised(str(error)[:300])
+    name, message = error.get("type"), str(error.get("message", ""))[:300]
+    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+        return ChildRaised(message)
+    if name not in _raised_types:
+        if len(_raised_types) >= 256:
+            return ChildRaised(f"{name}: {message}")
+        _raised_types[name] = type(name, (ChildRaised,), {"__module__": __name__})
+    return _raised_types[name](message)
+
+
+def command_target(argv: list[str], *, level: str = "events", summary: str = "") -> Target:
+    """Start ``argv`` and make it a target as its handshake describes it; :class:`CommandError` if it cannot.
+
+    ``level`` is the level of a program whose handshake names none.
+    """
+    child = Child(argv, level=level)
+    hello = child.start()
+    return Target(name=hello["name"], fn=child, level=hello["level"], reports=frozenset(hello["claims"]),
+                  dialects=tuple(hello["dialects"]), version=hello["version"],
+                  summary=summary or f"{' '.join(argv)} over the subprocess protocol",
+                  extra={"prepare": child.prepare, "child": child})

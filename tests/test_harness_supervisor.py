@@ -1,0 +1,81 @@
+"""``toolfuzz run --workers N``: each way a target can kill its process is a finding, and the others go on."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.fixture import load
+
+HOSTILE = Path(__file__).resolve().parent / "data" / "hostile.py"
+SELFTEST = "selftest-hand-out-after-disconnect"
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory):
+    """One run with every hostile target beside a merely broken one, on two workers."""
+    tmp = tmp_path_factory.mktemp("hostile")
+    targets = [SELFTEST, f"{HOSTILE}:phone", f"{HOSTILE}:segv", f"{HOSTILE}:hang", f"{HOSTILE}:hog"]
+    argv = ["run", *[a for t in targets for a in ("--target", t)], "--workers", "2", "--profile", "openai",
+            "--max-examples", "60", "--budget", "240", "--timeout", "0.5", "--memory-cap", "1G", "--seed", "5",
+            "--findings", str(tmp / "findings"), "--state", str(tmp / "state"), "--json"]
+    # capsys is per test; this run is shared by the module's tests, so it reads its own streams.
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, json.loads(out.getvalue()), err.getvalue(), tmp / "findings"
+
+
+def _name(fn: str) -> str:
+    return f"{HOSTILE}:{fn}"
+
+
+def test_a_segfault_is_a_crash_with_the_case_in_flight(hostile_run):
+    code, summary, err, root = hostile_run
+    [fixture] = [load(p) for p in root.rglob("crash--*.json")]
+    entry = fixture.observed[_name("segv")]
+    assert entry["kind"] == "crash" and "SIGSEGV" in entry["detail"]
+    assert fixture.found["unshrunk"] is True and fixture.case.reads
+
+
+def test_a_loop_deaf_to_the_time_limit_is_a_hang_and_its_worker_is_replaced(hostile_run):
+    code, summary, err, root = hostile_run
+    hangs = [load(p) for p in root.rglob("hang--*.json")]
+    assert hangs and all(_name("hang") in f.observed for f in hangs)
+    assert summary["restarts"] >= 1
+
+
+def test_unbounded_allocation_under_the_cap_is_a_memory_finding(hostile_run):
+    code, summary, err, root = hostile_run
+    memory = [load(p) for p in root.rglob("memory--*.json")]
+    assert memory and _name("hog") in memory[0].observed
+    assert "1024 MiB" in memory[0].observed[_name("hog")]["detail"]
+
+
+def test_a_socket_opened_in_a_worker_is_reported_not_obeyed(hostile_run):
+    code, summary, err, root = hostile_run
+    [phone] = [t for t in summary["targets"] if t["name"] == _name("phone")]
+    assert {d["kind"] for d in phone["divergences"]} == {"blocked_action"}
+    assert "socket.connect" in phone["divergences"][0]["detail"]
+
+
+def test_one_targets_death_never_stops_the_others(hostile_run):
+    code, summary, err, root = hostile_run
+    assert code == 1
+    [broken] = [t for t in summary["targets"] if t["name"] == SELFTEST]
+    assert {d["kind"] for d in broken["divergences"]} == {"incomplete_handed_on"}
+    assert broken["examples"] > 0
+    # Each killer is left out after killing MAX_DEATHS workers, not retried all night.
+    assert set(summary["quarantined"]) <= {_name(n) for n in ("segv", "hang", "hog")}
+    assert all(Path(d["fixture"]).is_file() for t in summary["targets"] for d in t["divergences"])
+
+
+def test_one_finding_file_per_target_and_death_kind(hostile_run):
+    code, summary, err, root = hostile_run
+    deaths = [p for kind in ("crash", "hang", "memory") for p in root.rglob(f"{kind}--*.json")]
+    assert sorted(p.name for p in deaths) == ["crash--plain.json", "hang--plain.json", "memory--plain.json"]
