@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from harness.cli import main
 from harness.fixture import load
 
 HOSTILE = Path(__file__).resolve().parent / "data" / "hostile.py"
@@ -24,11 +23,12 @@ def hostile_run(tmp_path_factory):
     argv = ["run", *[a for t in targets for a in ("--target", t)], "--workers", "2", "--profile", "openai",
             "--max-examples", "60", "--budget", "240", "--timeout", "0.5", "--memory-cap", "1G", "--seed", "5",
             "--findings", str(tmp / "findings"), "--state", str(tmp / "state"), "--json"]
-    # capsys is per test; this run is shared by the module's tests, so it reads its own streams.
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    return code, json.loads(out.getvalue()), err.getvalue(), tmp / "findings"
+    # A process of its own, as a user runs it: multiprocessing keeps one fork server per process, and one
+    # left by an earlier test of this session carries that test's imports, which would count against
+    # --memory-cap in every worker it forks.
+    done = subprocess.run([sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent, timeout=600)
+    return done.returncode, json.loads(done.stdout), done.stderr, tmp / "findings"
 
 
 def _name(fn: str) -> str:
