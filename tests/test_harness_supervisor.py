@@ -15,11 +15,7 @@ HOSTILE = Path(__file__).resolve().parent / "data" / "hostile.py"
 SELFTEST = "selftest-hand-out-after-disconnect"
 
 
-@pytest.fixture(scope="module")
-def hostile_run(tmp_path_factory):
-    """One run with every hostile target beside a merely broken one, on two workers."""
-    tmp = tmp_path_factory.mktemp("hostile")
-    targets = [SELFTEST, f"{HOSTILE}:phone", f"{HOSTILE}:segv", f"{HOSTILE}:hang", f"{HOSTILE}:hog"]
+def _run(tmp, targets):
     argv = ["run", *[a for t in targets for a in ("--target", t)], "--workers", "2", "--profile", "openai",
             "--max-examples", "60", "--budget", "240", "--timeout", "0.5", "--memory-cap", "1G", "--seed", "5",
             "--findings", str(tmp / "findings"), "--state", str(tmp / "state"), "--json"]
@@ -29,6 +25,19 @@ def hostile_run(tmp_path_factory):
     done = subprocess.run([sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parent.parent, timeout=600)
     return done.returncode, json.loads(done.stdout), done.stderr, tmp / "findings"
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory):
+    """One run with the crashing, hanging and phoning targets beside a merely broken one, on two workers."""
+    targets = [SELFTEST, f"{HOSTILE}:phone", f"{HOSTILE}:segv", f"{HOSTILE}:hang"]
+    return _run(tmp_path_factory.mktemp("hostile"), targets)
+
+
+@pytest.fixture(scope="module")
+def hog_run(tmp_path_factory):
+    """The allocating target in a run of its own: where it stands among killers must not decide whether it runs."""
+    return _run(tmp_path_factory.mktemp("hog"), [SELFTEST, f"{HOSTILE}:hog"])
 
 
 def _name(fn: str) -> str:
@@ -50,10 +59,10 @@ def test_a_loop_deaf_to_the_time_limit_is_a_hang_and_its_worker_is_replaced(host
     assert summary["restarts"] >= 1
 
 
-def test_unbounded_allocation_under_the_cap_is_a_memory_finding(hostile_run):
-    code, summary, err, root = hostile_run
+def test_unbounded_allocation_under_the_cap_is_a_memory_finding(hog_run):
+    code, summary, err, root = hog_run
     memory = [load(p) for p in root.rglob("memory--*.json")]
-    assert memory and _name("hog") in memory[0].observed
+    assert memory and _name("hog") in memory[0].observed, (summary, err[-2000:])
     assert "1024 MiB" in memory[0].observed[_name("hog")]["detail"]
 
 
@@ -75,7 +84,7 @@ def test_one_targets_death_never_stops_the_others(hostile_run):
     assert all(Path(d["fixture"]).is_file() for t in summary["targets"] for d in t["divergences"])
 
 
-def test_one_finding_file_per_target_and_death_kind(hostile_run):
-    code, summary, err, root = hostile_run
-    deaths = [p for kind in ("crash", "hang", "memory") for p in root.rglob(f"{kind}--*.json")]
+def test_one_finding_file_per_target_and_death_kind(hostile_run, hog_run):
+    deaths = [p for run in (hostile_run, hog_run) for kind in ("crash", "hang", "memory")
+              for p in run[3].rglob(f"{kind}--*.json")]
     assert sorted(p.name for p in deaths) == ["crash--plain.json", "hang--plain.json", "memory--plain.json"]
