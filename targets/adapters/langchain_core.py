@@ -60,6 +60,11 @@ def assemble_with_message_chunks(chunks: list[dict[str, Any]]) -> list[dict[str,
         message = _message(chunk)
         if message is not None:
             full = message if full is None else full + message
+    return calls_of(full)
+
+
+def calls_of(full: AIMessageChunk | None) -> list[dict[str, Any]]:
+    """The calls of a summed AIMessageChunk, complete when its merged finish reason says so."""
     if full is None:
         return []
     complete = full.response_metadata.get("finish_reason") in COMPLETING

@@ -32,7 +32,8 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 from langchain_openai import ChatOpenAI
 
-from targets.adapters._support import COMPLETING, quiet, sdk_chunks
+from targets.adapters._support import quiet, sdk_chunks
+from targets.adapters.langchain_core import calls_of
 from targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_chat_openai"]
@@ -57,11 +58,7 @@ def assemble_with_chat_openai(chunks: list[dict[str, Any]]) -> list[dict[str, An
         message = generation.message
         message.response_metadata = _metadata(generation)
         full = message if full is None else full + message
-    if full is None:
-        return []
-    complete = full.response_metadata.get("finish_reason") in COMPLETING
-    return [{"choice": 0, "index": part.get("index"), "id": part.get("id"), "name": part.get("name"),
-             "arguments": part.get("args") or "", "complete": complete} for part in full.tool_call_chunks]
+    return calls_of(full)
 
 
 TARGETS = (
