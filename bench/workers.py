@@ -35,7 +35,7 @@ TARGETS = ("reference", "selftest-plain")
 
 def run_once(workers: int, budget: float, on_sample: Callable[[float, int], None] = lambda t, rss: None) -> tuple:
     """One search; returns (examples, search seconds, peak RSS bytes of this process and its descendants)."""
-    registry = builtin_targets()
+    registry = builtin_targets(TARGETS)
     targets = [registry[name] for name in TARGETS]
     with tempfile.TemporaryDirectory() as tmp:
         supervisor = Supervisor(
@@ -73,7 +73,8 @@ def rows(quick: bool = False) -> list[tuple[str, ...]]:
 
 def hour(minutes: float = 60, on_row: Callable[[tuple[str, ...]], None] = lambda row: None) -> list[tuple[str, ...]]:
     """Peak RSS of a 2-worker run at 10 minutes and at the end (``minutes``)."""
-    marks = {10 * 60: None}
+    first = min(10.0, minutes) * 60
+    marks: dict[float, int | None] = {first: None}
     start = time.monotonic()
 
     def sample(t: float, peak: int) -> None:
@@ -82,8 +83,8 @@ def hour(minutes: float = 60, on_row: Callable[[tuple[str, ...]], None] = lambda
                 marks[mark] = peak
 
     examples, seconds, peak = run_once(2, minutes * 60, sample)
-    rows = [("10 min", f"{(marks[600] or peak) / 2**20:.0f}"), (f"{minutes:g} min", f"{peak / 2**20:.0f}"),
-            ("examples", str(examples))]
+    rows = [(f"{first / 60:g} min", f"{(marks[first] or peak) / 2**20:.0f}"),
+            (f"{minutes:g} min", f"{peak / 2**20:.0f}"), ("examples", str(examples))]
     for row in rows:
         on_row(row)
     return rows

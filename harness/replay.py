@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from harness.compare import Divergence, compare
 from harness.compare_sse import compare_events, expected_events
 from harness.errors import UsageError
 from harness.fixture import Fixture, FixtureError, iter_fixture_paths, load
+from harness.isolate import ISOLATED_KINDS, observe_isolated
 from harness.model import INCOMPLETE, Case
 from harness.observe import chunks_of, observe
 from targets.base import ALL_CLAIMS, Target
@@ -286,9 +288,8 @@ def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: f
         payloads = chunks_of(case)
         cells.append(_reference_cell(loaded, timeout))
         for target in runs:
-            observation = observe(target, case, payloads, timeout)
-            divergences = compare(case.expected, observation, target, expected_events(case))
-            cells.append(_cell(loaded, target.name, divergences, observation.seconds, target.version))
+            divergences, seconds = _run_cell(loaded, target, payloads, timeout)
+            cells.append(_cell(loaded, target.name, divergences, seconds, target.version))
             levels.setdefault(target.name, (target.level, target.version))
         ran = {REFERENCE_NAME} | {t.name for t in runs}
         for name in loaded.fixture.observed:
@@ -302,6 +303,20 @@ def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: f
             if c.fixture is loaded and c.target not in columns:
                 columns.append(c.target)
     return Report(tuple(fixtures), tuple(columns), tuple(cells), levels)
+
+
+def _run_cell(loaded: Loaded, target: Target, payloads: list[bytes], timeout: float) -> tuple[list[Divergence], float]:
+    """Run one target on one fixture; one recorded as killing its process runs in a child (harness.isolate)."""
+    case = loaded.fixture.case
+    if loaded.recorded(target.name)[1] in ISOLATED_KINDS:
+        started = time.perf_counter()
+        result = observe_isolated(target, case, payloads, timeout)
+        if isinstance(result, Divergence):
+            return [result], time.perf_counter() - started
+        observation = result
+    else:
+        observation = observe(target, case, payloads, timeout)
+    return compare(case.expected, observation, target, expected_events(case)), observation.seconds
 
 
 def _cell(loaded: Loaded, name: str, divergences: list[Divergence], seconds: float, version: str = "") -> Cell:

@@ -18,6 +18,13 @@ distinct.  Between rounds, the findings of the last round become known, and
 the next round (with the next seed) searches for the others.  The search ends
 when a round finds nothing new, or when the examples or the time run out.
 
+A round runs at most :data:`ROUND_EXAMPLES` examples.  Hypothesis keeps
+every example of a run in its tree of choices and the last ten thousand in a
+cache, so one run of a night's worth of examples grows without bound (about
+6 KB per example for these cases).  A round that reaches that cap without
+finding anything new is not the end of the search: the next round, with the
+next seed, starts from an empty tree, and memory stays flat.
+
 Time is bounded twice: no new example is generated after the budget, and
 shrinking stops at the budget plus :data:`SHRINK_GRACE` of it.  Every failing
 case the probe meets is remembered if it is the smallest yet for its (target,
@@ -48,11 +55,14 @@ from harness.model import Case
 from harness.observe import Observation, chunks_of, observe
 from targets.base import Target
 
-__all__ = ["Finding", "SearchStats", "search", "signature_of", "is_explained", "SHRINK_GRACE"]
+__all__ = ["Finding", "SearchStats", "search", "signature_of", "is_explained", "SHRINK_GRACE", "ROUND_EXAMPLES"]
 
 #: Shrinking may run past the budget by at most this share of it; then the
 #: smallest case seen so far for each finding is kept.
 SHRINK_GRACE = 0.25
+#: Examples in one Hypothesis run at most (see the theory of operation): small enough that its
+#: memory is a few tens of MB, large enough that starting a run again costs nothing measurable.
+ROUND_EXAMPLES = 5000
 
 
 @dataclass(frozen=True)
@@ -142,19 +152,23 @@ def search(
     database: ExampleDatabase | None = None,
     on_case: Callable[[Case], None] = lambda case: None,
     stop: Callable[[], bool] = lambda: False,
+    round_examples: int = ROUND_EXAMPLES,
 ) -> tuple[list[Finding], SearchStats]:
     """Search until a round finds nothing new, or ``max_examples`` or ``budget`` seconds are spent.
 
     ``on_case`` sees every case before any target runs on it (a worker records it there, so that a
     target that kills the process leaves it behind); ``stop`` is asked before each case, and a true
     answer ends the search there (stopped_by ``interrupted``).  With a ``database``, each round first
-    replays the failing examples stored in it.
+    replays the failing examples stored in it.  ``max_rounds`` bounds the rounds that find something
+    new; rounds ended only by ``round_examples`` are not counted.
     """
     known = {} if known is None else known
     stats = SearchStats()
     deadline = stats.started + budget
     findings: list[Finding] = []
-    for round_number in range(max_rounds):
+    round_number = 0
+    finding_rounds = 0
+    while True:
         remaining = max_examples - stats.examples
         if remaining <= 0:
             stats.stopped_by = "examples"
@@ -165,24 +179,31 @@ def search(
         if time.monotonic() >= deadline:
             stats.stopped_by = "budget"
             break
+        if finding_rounds >= max_rounds:
+            stats.stopped_by = "rounds"
+            break
         stats.rounds += 1
         if hasattr(database, "start_round"):
             database.start_round(round_number)
-        new, cut_short = _round(targets, strategy, remaining, seed + round_number, timeout, known, deadline,
+        cap = min(remaining, round_examples)
+        before = stats.examples
+        new, cut_short = _round(targets, strategy, cap, seed + round_number, timeout, known, deadline,
                                 deadline + budget * SHRINK_GRACE, stats, on_progress, plain, database, on_case, stop)
+        round_number += 1
         if cut_short and not new:
             stats.stopped_by = "interrupted" if stop() else "budget"
             break
         if not new:
+            if cap < remaining and stats.examples - before >= cap:
+                continue  # only the round's cap ended it: a fresh round goes on searching
             stats.stopped_by = "exhausted" if stats.examples < max_examples else "examples"
             break
+        finding_rounds += 1
         for finding in new:
             known.setdefault((finding.target.name, finding.divergence.kind), []).append(finding.features)
             stats.divergences[finding.target.name] = stats.divergences.get(finding.target.name, 0) + 1
             findings.append(finding)
             on_finding(finding)
-    else:
-        stats.stopped_by = "rounds"
     return findings, stats
 
 

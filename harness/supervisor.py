@@ -14,7 +14,10 @@ watches them:
   ``hang``;
 * a target that killed :data:`MAX_DEATHS` workers is left out of the workers
   started after that, so that one target cannot spend the night restarting
-  processes; the others go on.
+  processes; the others go on;
+* a worker that cannot search (its strategies refuse the unit) or that dies
+  :data:`MAX_DEATHS` times outside any target ends the run with one error:
+  that is the harness failing, not a target.
 
 SIGINT and SIGTERM (through :meth:`Supervisor.stop`) ask every worker to stop
 at its next case; a worker that does not is killed after the grace.
@@ -37,7 +40,8 @@ from harness.findings import fixture_for, path_for, save_fixture
 from harness.fixture import FixtureError, load, loads
 from harness.observe import Observation
 from harness.search import SHRINK_GRACE, Finding, SearchStats
-from harness.worker import EXIT_EXIT, MEMORY_EXIT, PRELOAD, Unit, WorkerConfig, main as worker_main
+from harness.deaths import death_of
+from harness.worker import Unit, WorkerConfig, main as worker_main, preload_for
 from targets.base import Target
 
 __all__ = ["Supervisor", "RunStats", "MAX_DEATHS", "derive_seed"]
@@ -110,7 +114,7 @@ class Supervisor:
         # A fork server, not fork: the supervisor may hold threads and Hypothesis state; and not plain
         # spawn, which would load every target library again for each worker and each restart.
         self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(PRELOAD)
+        self._context.set_forkserver_preload(preload_for(self.names))
 
     def stop(self) -> None:
         """Ask every worker to stop at its next case (from a signal handler: it only sets a time)."""
@@ -125,37 +129,44 @@ class Supervisor:
         lives = [self._start(n, 0, self.units) for n in range(self.workers)]
         signalled = False
         last_progress = 0.0
-        while lives:
-            ready = wait([life.conn for life in lives], timeout=0.2)
-            for life in lives:
-                if life.conn in ready:
-                    self._read(life)
-            now = time.monotonic()
-            if self.stopping and not signalled:
-                signalled = True
+        try:
+            while lives:
+                ready = wait([life.conn for life in lives], timeout=0.2)
                 for life in lives:
-                    _signal(life, signal.SIGTERM)
+                    if life.conn in ready:
+                        self._read(life)
+                now = time.monotonic()
+                if self.stopping and not signalled:
+                    signalled = True
+                    for life in lives:
+                        _signal(life, signal.SIGTERM)
+                for life in lives:
+                    since = life.since.value
+                    if since and now - since > self.timeout + self.grace and life.process.is_alive():
+                        life.killed_for = "hang"
+                        _signal(life, signal.SIGKILL)
+                    elif self._overdue(life, now):
+                        _signal(life, signal.SIGKILL)
+                still = []
+                for life in lives:
+                    if life.process.is_alive():
+                        still.append(life)
+                        continue
+                    life.process.join()
+                    self._read(life)
+                    successor = self._ended(life)
+                    if successor is not None:
+                        still.append(successor)
+                lives = still
+                if now - last_progress >= 0.5:
+                    last_progress = now
+                    self.on_progress(self._totals(lives))
+        except BaseException:
+            # An error ends the run: no worker may go on searching (and writing) after it.
             for life in lives:
-                since = life.since.value
-                if since and now - since > self.timeout + self.grace and life.process.is_alive():
-                    life.killed_for = "hang"
-                    _signal(life, signal.SIGKILL)
-                elif self._overdue(life, now):
-                    _signal(life, signal.SIGKILL)
-            still = []
-            for life in lives:
-                if life.process.is_alive():
-                    still.append(life)
-                    continue
+                _signal(life, signal.SIGKILL)
                 life.process.join()
-                self._read(life)
-                successor = self._ended(life)
-                if successor is not None:
-                    still.append(successor)
-            lives = still
-            if now - last_progress >= 0.5:
-                last_progress = now
-                self.on_progress(self._totals(lives))
+            raise
         stats = self._totals([])
         if self.stopping:
             stats.stopped_by = "interrupted"
@@ -239,19 +250,21 @@ class Supervisor:
         code = life.process.exitcode
         if life.killed_for == "hang":
             kind, detail = "hang", f"still running {self.timeout + self.grace:.1f} s into the case; worker killed"
-        elif code == MEMORY_EXIT:
-            kind, detail = "memory", f"MemoryError under the memory cap ({_size(self.memory_cap)})"
-        elif code == EXIT_EXIT:
-            kind, detail = "crash", "raised SystemExit: the process would have ended"
-        elif code is not None and code < 0:
-            kind, detail = "crash", f"the worker was killed by {_signal_name(-code)}"
         else:
-            kind, detail = "crash", f"the worker exited with status {code}"
+            kind, detail = death_of(code, "the worker")
+            if kind == "memory":
+                detail = f"{detail} ({_size(self.memory_cap)})"
         if self.stopping and target is None:
             return None  # killed while stopping, between cases: nothing lost
         if target is None:
             self.on_note(f"worker {life.number} died outside any target ({detail})")
             self.deaths[""] = self.deaths.get("", 0) + 1
+            if self.deaths[""] >= MAX_DEATHS:
+                # Not a target's doing: the harness itself cannot run here, and a run that goes on
+                # with no workers would end "clean" having searched nothing.
+                self.stop()
+                raise UsageError(f"workers died {MAX_DEATHS} times outside any target (last: {detail}); "
+                                 "their stderr above says why")
         else:
             self._death(life, target, kind, detail)
             units = self._without_quarantined(units)
@@ -314,13 +327,6 @@ def _signal(life: _Life, signum: int) -> None:
             os.kill(life.process.pid, signum)
     except ProcessLookupError:
         pass
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def _size(n: int | None) -> str:

@@ -1,7 +1,7 @@
 """One worker process of ``toolfuzz run --workers N``: the ordinary search, in a process that may die.
 
-The supervisor (:mod:`harness.supervisor`) starts each worker with the spawn
-method and a :class:`WorkerConfig`.  The worker runs :func:`harness.search.search`
+The supervisor (:mod:`harness.supervisor`) starts each worker from a fork
+server with a :class:`WorkerConfig`.  The worker runs :func:`harness.search.search`
 on its units of work and sends what it finds over a pipe; it never writes
 findings itself.  Before any target runs on a case, the case is written to
 the worker's in-flight file, and a shared slot names the target being
@@ -13,7 +13,6 @@ still knows which target did it and on what case.
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import os
 import resource
 import signal
@@ -21,9 +20,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
+
+from hypothesis.errors import InvalidArgument
 
 from harness.database import namespace_for, open_database
+from harness.deaths import exiting_on_fatal
 from harness.errors import UsageError
 from harness.findings import fixture_for, path_for
 from harness.fixture import Fixture, dumps
@@ -33,17 +35,18 @@ from harness.targetspec import default_targets, resolve_all
 from targets.adapters import KNOWN
 from targets.base import Target
 
-__all__ = ["WorkerConfig", "Unit", "MEMORY_EXIT", "PRELOAD", "main"]
+__all__ = ["WorkerConfig", "Unit", "PRELOAD", "preload_for", "main"]
 
-#: Exit status of a worker whose target ran out of memory (MemoryError under the cap).
-MEMORY_EXIT = 97
-#: Exit status of a worker whose target raised SystemExit: its process would have ended.
-EXIT_EXIT = 98
 
-#: Modules the fork server imports once, so that each worker (and each restart) starts in a moment:
-#: loading the library adapters takes seconds.
-PRELOAD = ["harness.worker", "strategies", "harness.commands.generate", "targets.registry",
-           *(a.module for a in KNOWN)]
+#: Modules the fork server imports once, so that each worker (and each restart) starts in a moment.
+PRELOAD = ["harness.worker", "strategies", "harness.commands.generate", "targets.registry"]
+
+
+def preload_for(names: Iterable[str]) -> list[str]:
+    """:data:`PRELOAD` and the adapters that define one of ``names``: loading a library takes seconds,
+    and the libraries nobody runs (all of them: about 500 MB) would sit in every worker's memory."""
+    wanted = set(names)
+    return [*PRELOAD, *(a.module for a in KNOWN if wanted & set(a.names))]
 
 
 @dataclass(frozen=True)
@@ -135,7 +138,8 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
             recorder.last = None
         conn.send(("done", totals.to_json()))
         Path(config.inflight).unlink(missing_ok=True)
-    except UsageError as e:
+    except (UsageError, InvalidArgument) as e:
+        # InvalidArgument: strategies.cases() refuses this unit's profiles, tools or dialect.
         conn.send(("error", str(e)))
     finally:
         conn.close()
@@ -144,22 +148,20 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
 def _targets(config: WorkerConfig, current: Any, since: Any) -> dict[str, Target]:
     resolved = resolve_all(list(config.specs), config.level) if config.specs else default_targets()
     index = {name: i for i, name in enumerate(config.names)}
-    return {t.name: dataclasses.replace(t, fn=_watched(t.fn, index[t.name], current, since))
+    # Every function a target runs is watched, a dialect's own included: a death outside the watch
+    # would be charged to no target, and a hang there would never be seen.
+    return {t.name: t.wrapped(lambda fn, number=index[t.name]: _watched(fn, number, current, since))
             for t in resolved if t.name in index}
 
 
 def _watched(fn: Any, number: int, current: Any, since: Any) -> Any:
+    fatal = exiting_on_fatal(fn)
+
     def call(arg: Any) -> Any:
         current.value = number
         since.value = time.monotonic()
         try:
-            return fn(arg)
-        except MemoryError:
-            # The process is short of memory: nothing here can be trusted to
-            # finish, so it ends at once, with the target still named in the slot.
-            os._exit(MEMORY_EXIT)
-        except SystemExit:
-            os._exit(EXIT_EXIT)
+            return fatal(arg)  # a death ends the process here, the target still named in the slot
         finally:
             current.value = -1
             since.value = 0.0

@@ -25,7 +25,7 @@ argument strings and completion; parsing and validation only when claimed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 __all__ = ["LEVELS", "PLAIN_CLAIMS", "ALL_CLAIMS", "Target", "BadReturn"]
@@ -62,6 +62,13 @@ class Target:
     def fn_for(self, dialect: str) -> Callable[..., Any]:
         """The function to run on cases of ``dialect``: ``extra["by_dialect"][dialect]`` if given, else :attr:`fn`."""
         return self.extra.get("by_dialect", {}).get(dialect, self.fn)
+
+    def wrapped(self, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> "Target":
+        """This target with ``wrap`` around every function it runs, :attr:`fn` and each dialect's own."""
+        extra = dict(self.extra)
+        if "by_dialect" in extra:
+            extra["by_dialect"] = {d: wrap(f) for d, f in extra["by_dialect"].items()}
+        return replace(self, fn=wrap(self.fn), extra=extra)
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:

@@ -74,3 +74,16 @@ def test_run_refuses_a_target_outside_the_dialect(capsys, tmp_path):
     code, _, err = run(capsys, "run", "--dialect", "openai-responses", "--target", "selftest-key-by-id",
                        "--findings", tmp_path)
     assert code == 2 and "selftest-key-by-id does not support --dialect openai-responses" in err
+
+
+@pytest.mark.parametrize("dialect", ["openai-responses", "anthropic"])
+def test_a_sharded_run_splits_the_dialects_own_profiles(capsys, tmp_path, dialect):
+    from strategies.profiles import DIALECT_PROFILES
+
+    code, out, err = run(capsys, "run", "--dialect", dialect, "--target", "reference", "--shard", "1/2",
+                         "--max-examples", 40, "--seed", 5, "--budget", 300, "--json",
+                         "--findings", tmp_path / "findings", "--state", tmp_path / "state")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["examples"] >= 40 and summary["profiles"]
+    assert set(summary["profiles"]) <= set(DIALECT_PROFILES[dialect]), summary["profiles"]

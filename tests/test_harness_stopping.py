@@ -95,10 +95,10 @@ def test_sigkill_loses_no_reported_finding_and_a_restart_reports_them_again(tmp_
     assert code == 1, err
     after = reported(err)
     # Replayed from the database before anything new is generated (20 examples in all).  Shrunk again
-    # with nothing known yet, a finding may come out smaller, so it is compared by target and kind; the
-    # fixture the first run wrote stays on disk unless the new one is smaller.
+    # with nothing known yet, a finding may come out smaller, under other features, so it is compared
+    # by target and kind (tests/test_harness_database.py checks the replay itself); the fixture the
+    # first run wrote stays on disk unless the new one is smaller.
     assert {s.rsplit("/", 1)[0] for s in before} <= {s.rsplit("/", 1)[0] for s in after}
-    assert set(before) & set(after)
     assert all((tmp_path / path).is_file() for path in before.values())
 
 

@@ -15,9 +15,9 @@ HOSTILE = Path(__file__).resolve().parent / "data" / "hostile.py"
 SELFTEST = "selftest-hand-out-after-disconnect"
 
 
-def _run(tmp, targets):
+def _run(tmp, targets, timeout="0.5"):
     argv = ["run", *[a for t in targets for a in ("--target", t)], "--workers", "2", "--profile", "openai",
-            "--max-examples", "60", "--budget", "240", "--timeout", "0.5", "--memory-cap", "1G", "--seed", "5",
+            "--max-examples", "60", "--budget", "240", "--timeout", timeout, "--memory-cap", "1G", "--seed", "5",
             "--findings", str(tmp / "findings"), "--state", str(tmp / "state"), "--json"]
     # A process of its own, as a user runs it: multiprocessing keeps one fork server per process, and one
     # left by an earlier test of this session carries that test's imports, which would count against
@@ -37,7 +37,9 @@ def hostile_run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def hog_run(tmp_path_factory):
     """The allocating target in a run of its own: where it stands among killers must not decide whether it runs."""
-    return _run(tmp_path_factory.mktemp("hog"), [SELFTEST, f"{HOSTILE}:hog"])
+    # A time limit the allocation meets the cap well within: under a short one, a loaded machine
+    # could end the call by time first, and the case would be a slow one, shrunk, not a death.
+    return _run(tmp_path_factory.mktemp("hog"), [SELFTEST, f"{HOSTILE}:hog"], timeout="10")
 
 
 def _name(fn: str) -> str:
@@ -88,3 +90,35 @@ def test_one_finding_file_per_target_and_death_kind(hostile_run, hog_run):
     deaths = [p for run in (hostile_run, hog_run) for kind in ("crash", "hang", "memory")
               for p in run[3].rglob(f"{kind}--*.json")]
     assert sorted(p.name for p in deaths) == ["crash--plain.json", "hang--plain.json", "memory--plain.json"]
+
+
+def test_a_worker_that_cannot_search_ends_the_run_with_one_error_and_no_worker_left(tmp_path):
+    import multiprocessing
+
+    import strategies
+    from harness.errors import UsageError
+    from harness.supervisor import Supervisor
+    from harness.worker import Unit
+    from targets.registry import REFERENCE
+
+    # "openai" is a chat profile: the anthropic strategies refuse it in each worker.
+    supervisor = Supervisor(
+        targets=[REFERENCE], specs=["reference"], level="events", units=[Unit(("openai",), ("reference",))],
+        tools=None, dialect="anthropic", max_examples=100, budget=60, seed=1, timeout=1.0, memory_cap=None,
+        workers=2, state=tmp_path / "state", database=None, root=tmp_path / "findings",
+        plain=strategies.PLAIN_FEATURES)
+    with pytest.raises(UsageError, match="unknown profile 'openai' for dialect anthropic"):
+        supervisor.run()
+    assert not multiprocessing.active_children()
+    assert not (tmp_path / "findings").exists() or not any((tmp_path / "findings").rglob("*.json"))
+
+
+@pytest.mark.parametrize("kind,fn", [("crash", "segv"), ("hang", "hang"), ("memory", "hog")])
+def test_a_death_fixture_replays_in_a_child_and_still_fails_with_its_kind(hostile_run, hog_run, kind, fn):
+    [path] = [p for run in (hostile_run, hog_run) for p in run[3].rglob(f"{kind}--*.json")]
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "replay", str(path), "--target", _name(fn),
+                           "--timeout", "0.5" if kind == "hang" else "5", "--json"], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [cell] = [c for c in json.loads(done.stdout)["cells"] if c["target"] == _name(fn)]
+    assert (cell["verdict"], cell["kind"]) == ("still fails", kind), cell

@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here, not at the top: every command loads this module, and only
     # run needs the strategies (the harness is the one place that knows both).
     import strategies
+    from strategies.profiles import DIALECT_PROFILES
     from harness.commands.generate import resolve_tools
 
     tools = resolve_tools(args.tools, lambda text: print(f"toolfuzz run: {text}", file=sys.stderr)) \
@@ -111,8 +112,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             supervisor = Supervisor(
                 targets=targets, specs=args.target, level=args.level, tools=args.tools,
-                dialect=getattr(args, "dialect", None),
-                units=units_for([t.name for t in targets], args.profile or list(strategies.PROFILES), shard,
+                dialect=args.dialect,
+                units=units_for([t.name for t in targets], args.profile or list(DIALECT_PROFILES[args.dialect]), shard,
                                 bool(args.profile)),
                 max_examples=args.max_examples, budget=args.budget, seed=seed, timeout=args.timeout,
                 memory_cap=args.memory_cap or None, workers=args.workers, state=Path(args.state),
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             findings = [f for f, _, _ in saved]
     progress.done(stats)
     summary = _summary(targets, saved, stats, seed)
-    add_run_figures(summary, stats, strategies.PROFILES)
+    add_run_figures(summary, stats, DIALECT_PROFILES[args.dialect])
     if args.json:
         json.dump(summary, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -29,3 +29,7 @@ def phone(chunks):
     with socket.socket() as s:
         s.connect(("127.0.0.1", 9))
     return []
+
+
+def leave(chunks):
+    raise SystemExit(3)
