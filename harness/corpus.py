@@ -34,6 +34,7 @@ from harness.compare_sse import expected_events
 from harness.errors import UsageError
 from harness.findings import path_for
 from harness.fixture import Fixture, dumps, iter_fixture_paths, write_atomic
+from harness.isolate import ISOLATED_KINDS, observe_isolated
 from harness.model import Case
 from harness.observe import Observation, observe
 from harness.replay import REFERENCE_NAME, Cell, Report, _safe_text, fixed_in, fixed_text, load_fixtures, replay
@@ -291,7 +292,14 @@ def _minimize_one(entry: Entry, targets: dict[str, Target], timeout: float, budg
     case = fixture.case
 
     def kinds(candidate: Case) -> tuple[set[str], Observation, list[Divergence]]:
-        observation = observe(target, candidate, None, timeout)
+        if kind in ISOLATED_KINDS:
+            # It killed its process once: each try runs in a child, or the first would end this one.
+            result = observe_isolated(target, candidate, None, timeout)
+            if isinstance(result, Divergence):
+                return {result.kind}, Observation(), [result]
+            observation = result
+        else:
+            observation = observe(target, candidate, None, timeout)
         found = compare(candidate.expected, observation, target, expected_events(candidate))
         return {d.kind for d in found}, observation, found
 
@@ -310,9 +318,11 @@ def _minimize_one(entry: Entry, targets: dict[str, Target], timeout: float, budg
 def _shrunk_fixture(fixture: Fixture, case: Case, target: Target, divergence: Divergence,
                     observation: Observation, before: Case) -> Fixture:
     observed = dict(fixture.observed)
+    # A death has no observation of its own: it is what the target did (as the supervisor records it).
+    seen = {divergence.kind: divergence.detail} if divergence.kind in ISOLATED_KINDS else observation.to_json()
     observed[target.name] = {**observed[target.name], "detail": divergence.detail,
-                             "observation": observation.to_json(), "level": target.level, "version": target.version}
-    found: dict[str, Any] = {**fixture.found, "minimized": {
+                             "observation": seen, "level": target.level, "version": target.version}
+    found: dict[str, Any] = {**{k: v for k, v in fixture.found.items() if k != "unshrunk"}, "minimized": {
         "by": "toolfuzz corpus minimize", "toolfuzz": __version__, "version": target.version,
         "from": {"calls": before.size[0], "reads": before.size[1], "bytes": before.size[2]}}}
     description = fixture.description

@@ -122,3 +122,20 @@ def test_a_death_fixture_replays_in_a_child_and_still_fails_with_its_kind(hostil
     assert done.returncode == 0, done.stderr[-2000:]
     [cell] = [c for c in json.loads(done.stdout)["cells"] if c["target"] == _name(fn)]
     assert (cell["verdict"], cell["kind"]) == ("still fails", kind), cell
+
+
+def test_corpus_minimize_shrinks_a_crash_fixture_in_children_and_lives_on(hostile_run, tmp_path):
+    import shutil
+
+    from harness.corpus import minimize
+    from harness.targetspec import resolve_all
+
+    [found] = list(hostile_run[3].rglob("crash--*.json"))
+    path = tmp_path / found.name
+    shutil.copy(found, path)
+    [segv] = resolve_all([_name("segv")], "events")
+    [result] = minimize([str(path)], timeout=5.0, budget=20.0, targets={segv.name: segv})
+    assert result.action == "shrunk" and result.after < result.before, result
+    fixture = load(path)
+    assert fixture.observed[segv.name]["kind"] == "crash" and "crash" in fixture.observed[segv.name]["observation"]
+    assert "unshrunk" not in fixture.found and fixture.found["minimized"]
