@@ -18,7 +18,8 @@ from targets.base import Target
 
 __all__ = ["add_run_figures", "fixed_findings", "render", "write_report", "DEATH_KINDS"]
 
-#: Kinds whose fixture would kill or stall the process that replays it: never re-run in the supervisor.
+#: Kinds that say a target killed or stalled the process running it: such a target is not re-run
+#: for the report in the run where it did so.
 DEATH_KINDS = frozenset({"crash", "hang", "memory", "timed_out"})
 
 
@@ -37,8 +38,9 @@ def fixed_findings(root: Path, targets: list[Target], timeout: float, skip: set[
                    new: set[str] = frozenset()) -> list[dict[str, Any]]:
     """Fixtures under ``root`` recorded as diverging for one of ``targets`` that no longer do.
 
-    Fixtures written this run (``new``), of :data:`DEATH_KINDS`, or for targets in ``skip`` (ones that
-    killed a worker this run) are not re-run.
+    Fixtures written this run (``new``) or for targets in ``skip`` (ones that killed a worker or timed
+    out this run) are not re-run.  A ``crash``, ``hang`` or ``memory`` fixture is replayed in a child
+    process of its own (:mod:`harness.isolate`), so a target that still dies cannot end the report.
     """
     from harness.replay import load_fixtures, replay
 
@@ -54,8 +56,7 @@ def fixed_findings(root: Path, targets: list[Target], timeout: float, skip: set[
         except FixtureError:
             continue
         mine = [by_name[n] for n in loaded.fixture.observed
-                if n in by_name and n not in skip and loaded.recorded(n)[0]
-                and loaded.recorded(n)[1] not in DEATH_KINDS]
+                if n in by_name and n not in skip and loaded.recorded(n)[0]]
         if not mine:
             continue
         for cell in replay([loaded], given=mine, timeout=timeout).cells:

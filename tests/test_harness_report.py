@@ -75,3 +75,23 @@ def test_shards_split_every_target_and_profile_pair_exactly_once():
 def test_a_bad_shard_is_one_usage_error(text):
     with pytest.raises(UsageError, match="--shard"):
         parse_shard(text)
+
+
+def test_fixed_findings_replays_a_crash_fixture_in_a_child_and_names_only_what_no_longer_dies(tmp_path):
+    from pathlib import Path
+
+    from harness.report import fixed_findings
+    from harness.targetspec import resolve_all
+    from targets.selftest import PLAIN
+
+    seed = Path(__file__).resolve().parent.parent / "findings" / "seed" / "two-calls-interleaved.json"
+    [segv] = resolve_all([f"{Path(__file__).resolve().parent / 'data' / 'hostile.py'}:segv"], "events")
+    crash = {"verdict": "diverges", "kind": "crash", "detail": "the worker was killed by SIGSEGV"}
+    for name in (PLAIN.name, segv.name):
+        doc = json.loads(seed.read_text(encoding="utf-8"))
+        doc["observed"] = {name: crash}
+        (tmp_path / f"{len(name)}.json").write_text(json.dumps(doc), encoding="utf-8")
+    # The plain assembler does not die on this case (as if its library had fixed the crash); segv still does.
+    fixed = fixed_findings(tmp_path, [PLAIN, segv], timeout=5.0)
+    assert [(f["target"], f["kind"]) for f in fixed] == [(PLAIN.name, "crash")]
+    assert fixed_findings(tmp_path, [PLAIN, segv], timeout=5.0, skip={PLAIN.name}) == []
