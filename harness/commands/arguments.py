@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 
 from harness.model import DIALECTS
 from harness.errors import UsageError
@@ -21,13 +22,24 @@ def positive_int(text: str) -> int:
     return n
 
 
+# A night is easier to say as 8h than as 28800; a bare number stays seconds. A unit
+# is required after another unit, so "1h30" is refused rather than guessed.
+_DURATION = re.compile(r"(?:(?P<h>\d+(?:\.\d*)?)h)?(?:(?P<m>\d+(?:\.\d*)?)m)?(?:(?P<s>\d+(?:\.\d*)?)s)?")
+_UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0}
+
+
 def positive_seconds(text: str) -> float:
+    """A positive duration: seconds (``90``, ``2.5``) or with units (``90s``, ``30m``, ``8h``, ``1h30m``)."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        match = _DURATION.fullmatch(text.strip().lower())
+        if match is None or not any(match.groupdict().values()):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a duration: give seconds, or numbers with h, m or s (90, 30m, 8h, 1h30m)") from None
+        value = sum(float(part) * _UNIT_SECONDS[unit] for unit, part in match.groupdict().items() if part)
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+        raise argparse.ArgumentTypeError(f"{text} is not a positive duration")
     return value
 
 
@@ -40,8 +52,8 @@ def add_target_options(p: argparse.ArgumentParser, default_targets: str) -> None
     p.add_argument("--level", choices=LEVELS, default="events",
                    help="what a plain-function target is handed and returns: parsed chunks in, calls out (events); "
                    "network reads in, calls out (bytes); network reads in, SSE events out (sse); see docs/levels.md")
-    p.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="SECONDS",
-                   help="time limit per case per target (default 5)")
+    p.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="DURATION",
+                   help="time limit per case per target, in seconds or like 1m (default 5 s)")
 
 
 def add_dialect_option(p: argparse.ArgumentParser, what: str, default: str | None = "openai-chat") -> None:

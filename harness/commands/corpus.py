@@ -41,10 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                          description="Shrink each fixture again: drop SSE events, lines and read boundaries while "
                          "the recorded target still diverges with the recorded kind. The file keeps its signature.")
     s.add_argument("paths", nargs="*", default=[DEFAULT], metavar="PATH", help=f"fixtures (default {DEFAULT}/)")
-    s.add_argument("--budget", type=positive_seconds, default=30.0, metavar="SECONDS",
-                   help="time to spend on each fixture (default 30)")
-    s.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="SECONDS",
-                   help="time limit per run of the target (default 5)")
+    s.add_argument("--budget", type=positive_seconds, default=30.0, metavar="DURATION",
+                   help="time to spend on each fixture, in seconds or like 2m (default 30 s)")
+    s.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="DURATION",
+                   help="time limit per run of the target, in seconds (default 5 s)")
     s.add_argument("--dry-run", action="store_true", help="say what would shrink, write nothing")
     s.set_defaults(run=run_minimize)
 
