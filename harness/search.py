@@ -53,6 +53,7 @@ from harness.compare import Divergence, compare
 from harness.compare_sse import expected_events
 from harness.model import Case
 from harness.observe import Observation, chunks_of, observe
+from harness.reproducible import seeded_by_strategies_only
 from targets.base import Target
 
 __all__ = ["Finding", "SearchStats", "search", "signature_of", "is_explained", "SHRINK_GRACE", "ROUND_EXAMPLES"]
@@ -266,7 +267,7 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard
 
     found: list[Finding] = []
     try:
-        with with_reporter(lambda message: None), warnings.catch_warnings():
+        with with_reporter(lambda message: None), warnings.catch_warnings(), seeded_by_strategies_only():
             # The harness reports findings itself; Hypothesis's text for a large case is never read.
             warnings.simplefilter("ignore", HypothesisWarning)
             probe()

@@ -28,10 +28,11 @@ def run(capsys, database, seed, examples, findings):
 def check_replay(capsys, tmp_path, database):
     first = run(capsys, database, 3, 300, tmp_path / "a")
     assert first
-    # The control: three examples of seed 99, with nothing stored, find nothing.
-    assert run(capsys, "none", 99, 3, tmp_path / "b") == set()
-    # The same three examples, after the stored failures are replayed: the first run's findings again.
-    assert run(capsys, database, 99, 3, tmp_path / "c") & first
+    # The control: one example, with nothing stored, finds nothing.  Hypothesis's first example is the
+    # simplest case (one call, [DONE], one read), on which this mutant is right, whatever the seed.
+    assert run(capsys, "none", 99, 1, tmp_path / "b") == set()
+    # The same one example, after the stored failures are replayed: the first run's findings again.
+    assert run(capsys, database, 99, 1, tmp_path / "c") & first
 
 
 def test_a_directory_database_replays_what_failed_in_an_earlier_run(tmp_path, capsys):

@@ -14,6 +14,7 @@ from harness.errors import UsageError
 from harness.fixture import Fixture, dumps, write_atomic
 from harness.model import Case, Tool
 from harness.normalise import normalise_tools
+from harness.reproducible import seeded_by_strategies_only
 from harness.toolfile import ToolFileError, load_tools
 from strategies import bundled_tools, cases, usable_tools
 from strategies.profiles import DIALECT_PROFILES
@@ -74,7 +75,8 @@ def generate(count: int, seed_value: int, tools: Sequence[Tool] | None = None,
 
     # Hypothesis drives the drawing so that cases have its distribution and
     # shrink-friendly structure; a fixed seed, no database and the generate
-    # phase alone make the sequence reproducible.
+    # phase alone make the sequence reproducible, and so does leaving out the
+    # literals of whatever local modules are loaded (harness/reproducible.py).
     @seed(seed_value)
     @settings(max_examples=count, database=None, deadline=None, derandomize=False,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
@@ -85,7 +87,8 @@ def generate(count: int, seed_value: int, tools: Sequence[Tool] | None = None,
             if progress is not None:
                 progress(len(out))
 
-    collect()
+    with seeded_by_strategies_only():
+        collect()
     return out
 
 
