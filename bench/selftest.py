@@ -16,7 +16,7 @@ import statistics
 from typing import Callable
 
 import strategies
-from harness.search import search
+from harness.search import search_for_kind
 from targets.selftest import SELFTEST
 
 
@@ -37,19 +37,11 @@ def measure(seeds: int = 10, names: list[str] | None = None,
         strategy = strategies.cases(dialect=dialect)
         examples, seconds, sizes = [], [], []
         for seed in range(seeds):
-            known: dict = {}
-            mine = []
-            for round_number in range(4):  # until the mutant's own mistake turns up
-                findings, stats = search([mutant], strategy, max_examples=2000, budget=budget, plain=plain,
-                                         seed=seed * 100 + round_number, known=known, max_rounds=1)
-                if round_number == 0 and stats.first_found_after is not None:
-                    examples.append(stats.first_found_after[0])
-                    seconds.append(stats.first_found_after[1])
-                for f in findings:
-                    known.setdefault((f.target.name, f.divergence.kind), []).append(f.features)
-                mine = [f for f in findings if f.divergence.kind == mutant.mistake]
-                if mine or not findings:
-                    break
+            mine, tries = search_for_kind(mutant, mutant.mistake, strategy, seed=seed * 100, max_examples=2000,
+                                          budget=budget, plain=plain)
+            if tries[0].first_found_after is not None:
+                examples.append(tries[0].first_found_after[0])
+                seconds.append(tries[0].first_found_after[1])
             if mine:
                 sizes.append(min((len(f.case.expected.calls), len(f.case.reads)) for f in mine))
         minimum = (mutant.extra["minimal"]["calls"], mutant.extra["minimal"]["reads"])

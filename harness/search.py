@@ -56,7 +56,7 @@ from harness.observe import Observation, chunks_of, observe
 from harness.reproducible import seeded_by_strategies_only
 from targets.base import Target
 
-__all__ = ["Finding", "SearchStats", "search", "signature_of", "is_explained", "SHRINK_GRACE", "ROUND_EXAMPLES"]
+__all__ = ["Finding", "SearchStats", "search", "search_for_kind", "signature_of", "is_explained", "SHRINK_GRACE", "ROUND_EXAMPLES"]
 
 #: Shrinking may run past the budget by at most this share of it; then the
 #: smallest case seen so far for each finding is kept.
@@ -207,6 +207,27 @@ def search(
             on_finding(finding)
     return findings, stats
 
+
+
+def search_for_kind(target: Target, kind: str, strategy: st.SearchStrategy[Case], *, seed: int = 0,
+                    attempts: int = 4, **options) -> tuple[list[Finding], list[SearchStats]]:
+    """Search ``target`` alone until a divergence of ``kind`` turns up: its findings of that kind, and each try's stats.
+
+    Each try is one round with the next seed (``seed``, ``seed + 1``, ...), knowing what the tries
+    before it found, so that a target with louder mistakes still gets to show this one.  The
+    remaining ``options`` go to :func:`search`.  The self-test's benchmark and its test search this way.
+    """
+    known: dict[tuple[str, str], list[frozenset[str]]] = {}
+    tries: list[SearchStats] = []
+    for attempt in range(attempts):
+        findings, stats = search([target], strategy, seed=seed + attempt, known=known, max_rounds=1, **options)
+        tries.append(stats)
+        for f in findings:
+            known.setdefault((f.target.name, f.divergence.kind), []).append(f.features)
+        mine = [f for f in findings if f.divergence.kind == kind]
+        if mine or not findings:
+            return mine, tries
+    return [], tries
 
 def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard_deadline, stats, on_progress,
            plain, database=None, on_case=lambda case: None, stop=lambda: False) -> tuple[list[Finding], bool]:
