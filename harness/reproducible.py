@@ -1,10 +1,10 @@
 """What a seed depends on: the seed and the strategies, not the source code that happens to be loaded.
 
 Hypothesis (since 6.131) mixes into its draws the literals of every *local*
-module loaded at the time: any module outside site-packages and the standard
-library, which includes toolfuzz run from a checkout, the user's target file
-and the test suite.  Its integers and strings become values that a draw may
-pick.  That is good for finding bugs in the code under test, but it ties
+module loaded at the time: any module outside site-packages, the standard
+library and test folders, which includes toolfuzz run from a checkout and the
+user's target file.  Their short strings and numbers become values that a
+draw may pick.  That is good for finding bugs in the code under test, but it ties
 ``toolfuzz run --seed S`` to the exact text of those files: correcting a
 message in a target, or importing one more module, gives the same seed
 another run.  A user who reruns a night's seed after a fix, or a test that

@@ -56,7 +56,8 @@ from harness.observe import Observation, chunks_of, observe
 from harness.reproducible import seeded_by_strategies_only
 from targets.base import Target
 
-__all__ = ["Finding", "SearchStats", "search", "search_for_kind", "signature_of", "is_explained", "SHRINK_GRACE", "ROUND_EXAMPLES"]
+__all__ = ["Finding", "SearchStats", "search", "search_for_kind", "signature_of", "is_explained", "SHRINK_GRACE",
+           "ROUND_EXAMPLES"]
 
 #: Shrinking may run past the budget by at most this share of it; then the
 #: smallest case seen so far for each finding is kept.
@@ -208,10 +209,9 @@ def search(
     return findings, stats
 
 
-
 def search_for_kind(target: Target, kind: str, strategy: st.SearchStrategy[Case], *, seed: int = 0,
                     attempts: int = 4, **options) -> tuple[list[Finding], list[SearchStats]]:
-    """Search ``target`` alone until a divergence of ``kind`` turns up: its findings of that kind, and each try's stats.
+    """Search ``target`` alone until a divergence of ``kind`` turns up: those findings, and each try's stats.
 
     Each try is one round with the next seed (``seed``, ``seed + 1``, ...), knowing what the tries
     before it found, so that a target with louder mistakes still gets to show this one.  The

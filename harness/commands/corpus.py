@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--budget", type=positive_seconds, default=30.0, metavar="DURATION",
                    help="time to spend on each fixture, in seconds or like 2m (default 30 s)")
     s.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="DURATION",
-                   help="time limit per run of the target, in seconds (default 5 s)")
+                   help="time limit per run of the target, in seconds or like 1m (default 5 s)")
     s.add_argument("--dry-run", action="store_true", help="say what would shrink, write nothing")
     s.set_defaults(run=run_minimize)
 

@@ -46,8 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-examples", type=positive_int, default=DEFAULT_EXAMPLES, metavar="N",
                    help=f"examples to generate at most (default {DEFAULT_EXAMPLES})")
     p.add_argument("--budget", type=positive_seconds, default=DEFAULT_BUDGET, metavar="DURATION",
-                   help=f"time to search, in seconds or like 30m, 8h (default {DEFAULT_BUDGET:g} s); shrinking what was found may run past it by a "
-                   "quarter at most, and keeps the smallest case seen by then")
+                   help=f"time to search, in seconds or like 30m, 8h (default {DEFAULT_BUDGET:g} s); shrinking what "
+                   "was found may run past it by a quarter at most, and keeps the smallest case seen by then")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for a reproducible run (default: random)")
     p.add_argument("--findings", default="findings", metavar="DIR", help="where fixtures go (default findings/)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
