@@ -33,8 +33,7 @@ def seeded_by_strategies_only() -> Iterator[None]:
         from hypothesis.internal.conjecture import providers
         from hypothesis.internal.constants_ast import Constants
     except ImportError:  # a Hypothesis without local constants: nothing to turn off
-        yield
-        return
+        providers = None
     found = getattr(providers, "_get_local_constants", None)
     cache = getattr(providers, "CONSTANTS_CACHE", None)
     if found is None or cache is None:

@@ -162,7 +162,7 @@ def search(
     target that kills the process leaves it behind); ``stop`` is asked before each case, and a true
     answer ends the search there (stopped_by ``interrupted``).  With a ``database``, each round first
     replays the failing examples stored in it.  ``max_rounds`` bounds the rounds that find something
-    new; rounds ended only by ``round_examples`` are not counted.
+    new; rounds ended only by ``round_examples`` are not counted.  What is found is added to ``known``.
     """
     known = {} if known is None else known
     stats = SearchStats()
@@ -220,10 +220,9 @@ def search_for_kind(target: Target, kind: str, strategy: st.SearchStrategy[Case]
     known: dict[tuple[str, str], list[frozenset[str]]] = {}
     tries: list[SearchStats] = []
     for attempt in range(attempts):
+        # search() adds what it finds to ``known``: the next try looks past it.
         findings, stats = search([target], strategy, seed=seed + attempt, known=known, max_rounds=1, **options)
         tries.append(stats)
-        for f in findings:
-            known.setdefault((f.target.name, f.divergence.kind), []).append(f.features)
         mine = [f for f in findings if f.divergence.kind == kind]
         if mine or not findings:
             return mine, tries
