@@ -7,7 +7,10 @@
 * selftest: examples and seconds until each self-test mutant is found, and
   how small its fixture shrinks (``bench.selftest``);
 * workers: runs per second with 1 and 2 workers (``bench.workers``, when
-  present).
+  present);
+* startup: ``toolfuzz assemble --help`` against ``python -c pass``, and a
+  large capture through ``toolfuzz assemble`` against the floor, each a fresh
+  process as a user runs it (``bench.startup``).
 
 Each section is still its own ``python -m bench.<name>`` with more options.
 A section that fails or is missing says so in its rows; the others still run.
@@ -27,8 +30,8 @@ from typing import Any, Callable
 
 Row = tuple[str, str, str]
 
-FULL = {"mb": 8.0, "examples": 1000, "seeds": 10, "budget": 60.0}
-QUICK = {"mb": 1.0, "examples": 100, "seeds": 1, "budget": 5.0}
+FULL = {"mb": 8.0, "examples": 1000, "seeds": 10, "budget": 60.0, "startup_rounds": 15, "startup_mb": 28.0}
+QUICK = {"mb": 1.0, "examples": 100, "seeds": 1, "budget": 5.0, "startup_rounds": 3, "startup_mb": 1.0}
 
 
 def reference(size: dict[str, Any]) -> list[Row]:
@@ -69,8 +72,15 @@ def workers(size: dict[str, Any]) -> list[Row]:
     return [("workers", str(row[0]), ", ".join(map(str, row[1:]))) for row in out]
 
 
+def startup(size: dict[str, Any]) -> list[Row]:
+    from bench.startup import measure
+    return [("startup", what, value) for what, value in
+            measure(size["startup_rounds"], size["startup_mb"], stream_rounds=5 if size is FULL else 2)]
+
+
 SECTIONS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
-    "reference": reference, "generation": generation, "selftest": selftest, "workers": workers}
+    "reference": reference, "generation": generation, "selftest": selftest, "workers": workers,
+    "startup": startup}
 
 
 def table(rows: list[Row]) -> str:

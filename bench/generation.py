@@ -18,8 +18,8 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from harness.model import DIALECTS
-from strategies import (
+from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.strategies import (
     bundled_tools,
     call_defects,
     cases,
@@ -34,8 +34,8 @@ from strategies import (
     stream_endings,
     tool_arguments,
 )
-from strategies.arguments import validator
-from strategies.framing import Payload
+from toolfuzz.strategies.arguments import validator
+from toolfuzz.strategies.framing import Payload
 
 
 def rate(strategy: st.SearchStrategy[Any], n: int) -> float:

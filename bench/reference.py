@@ -18,7 +18,7 @@ import time
 
 import orjson
 
-from targets.reference import Assembler
+from toolfuzz.targets.reference import Assembler
 
 ENVELOPE = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1767225600,
             "model": "gpt-4o-2024-08-06", "system_fingerprint": "fp_bench"}

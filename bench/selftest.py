@@ -15,9 +15,9 @@ import argparse
 import statistics
 from typing import Callable
 
-import strategies
-from harness.search import search_for_kind
-from targets.selftest import SELFTEST
+from toolfuzz import strategies
+from toolfuzz.engine.search import search_for_kind
+from toolfuzz.targets.selftest import SELFTEST
 
 
 HEADER = ("mutant", "mistake", "found", "median examples", "median s", "shrunk (calls, reads)", "minimum",

@@ -3,7 +3,7 @@
 Run: ``python -m bench.workers [--budget S] [--hour]``
 
 Each row is one ``toolfuzz run --workers N`` search (through
-:class:`harness.supervisor.Supervisor`, no database) on the reference and the
+:class:`toolfuzz.engine.supervisor.Supervisor`, no database) on the reference and the
 plain assembler, which never diverge, so every second goes to generating and
 judging cases: examples per second of search (the workers' start-up is not
 counted), the speed-up over one worker, and the peak resident memory of the
@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import strategies
-from harness.supervisor import Supervisor
-from harness.worker import Unit
-from targets.registry import builtin_targets
+from toolfuzz import strategies
+from toolfuzz.engine.supervisor import Supervisor
+from toolfuzz.engine.worker import Unit
+from toolfuzz.targets.registry import builtin_targets
 
 HEADER = ("workers", "examples", "search s", "examples/s", "speed-up", "peak RSS MiB")
 TARGETS = ("reference", "selftest-plain")
@@ -41,7 +41,7 @@ def run_once(workers: int, budget: float, on_sample: Callable[[float, int], None
         supervisor = Supervisor(
             targets=targets, specs=list(TARGETS), level="events", units=[Unit(None, TARGETS)], tools=None,
             dialect=None, max_examples=10**9, budget=budget, seed=1, timeout=5.0, memory_cap=None, workers=workers,
-            state=Path(tmp) / "state", database=None, root=Path(tmp) / "findings", plain=strategies.PLAIN_FEATURES)
+            state=Path(tmp) / "state", database=None, plain=strategies.PLAIN_FEATURES)
         sampler = _Sampler(on_sample)
         sampler.start()
         try:

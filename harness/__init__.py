@@ -1,7 +1,9 @@
-"""toolfuzz's harness: the vocabulary, fixture files, and the one place that knows strategies and targets.
+"""toolfuzz: property-based fuzzing and differential testing of streamed LLM tool-call assemblers.
 
-Importing :mod:`harness` imports neither :mod:`strategies` nor :mod:`targets`;
-the modules that bring them together (the command line, the runner) do.
+The package reads as the pipeline (README, "Architecture"): :mod:`toolfuzz.vocabulary`
+at the bottom, then :mod:`toolfuzz.schemas`, :mod:`toolfuzz.strategies` and
+:mod:`toolfuzz.targets`, the judge, the engine, the corpus, the outputs and the
+command line on top.  Importing :mod:`toolfuzz` imports none of them.
 """
 
 __version__ = "0.1.0"

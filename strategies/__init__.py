@@ -14,19 +14,19 @@ The pipeline, each stage a strategy usable in your own ``@given`` tests:
 and :func:`cases`, which runs them all and knows the outcome.
 """
 
-from strategies.arguments import schema_values, tool_arguments
-from strategies.cases import PLAIN_FEATURES, cases, profile_sets
-from strategies.chunks import groupings, render_chunk
-from strategies.corpus import bundled_tools
-from strategies.endings import call_defects, finish_reasons, stream_endings
-from strategies.fragments import fragments, hard_places
-from strategies.framing import Framed, FramedEvent, Payload, framings
-from strategies.interleave import interleavings, merge
-from strategies.plan import entry_steps
-from strategies.profiles import PROFILES, Profile
-from strategies.reads import read_cuts
-from strategies.serialise import SERIALISERS, serialisations
-from strategies.usable import usable_tools
+from toolfuzz.strategies.arguments import schema_values, tool_arguments
+from toolfuzz.strategies.cases import PLAIN_FEATURES, cases, profile_sets
+from toolfuzz.strategies.chunks import groupings, render_chunk
+from toolfuzz.strategies.corpus import bundled_tools, resolve_tools
+from toolfuzz.strategies.endings import call_defects, finish_reasons, stream_endings
+from toolfuzz.strategies.fragments import fragments, hard_places
+from toolfuzz.strategies.framing import Framed, FramedEvent, Payload, framings
+from toolfuzz.strategies.interleave import interleavings, merge
+from toolfuzz.strategies.plan import entry_steps
+from toolfuzz.strategies.profiles import PROFILES, Profile
+from toolfuzz.strategies.reads import read_cuts
+from toolfuzz.strategies.serialise import SERIALISERS, serialisations
+from toolfuzz.strategies.usable import usable_tools
 
 __all__ = [
     "PLAIN_FEATURES",
@@ -37,6 +37,7 @@ __all__ = [
     "FramedEvent",
     "Payload",
     "bundled_tools",
+    "resolve_tools",
     "call_defects",
     "cases",
     "entry_steps",

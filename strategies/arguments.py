@@ -21,13 +21,13 @@ from typing import Any, Mapping
 
 from hypothesis import strategies as st
 
-from strategies.stage import boolean
+from toolfuzz.strategies.stage import boolean
 from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
 
-from harness.model import Tool
-from strategies.formats import FORMATS
-from strategies.values import integers, json_values, numbers, strings
+from toolfuzz.vocabulary import Tool
+from toolfuzz.strategies.formats import FORMATS
+from toolfuzz.strategies.values import integers, json_values, numbers, strings
 
 __all__ = ["tool_arguments", "schema_values", "compile_schema", "Unsupported", "validator"]
 

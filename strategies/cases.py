@@ -14,9 +14,9 @@ from typing import Any, Collection, Iterable
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from harness.model import DIALECTS, Case, SSEEvent, StreamError, Tool
-from strategies.arguments import tool_arguments
-from strategies.chunks import (
+from toolfuzz.vocabulary import DIALECTS, Case, SSEEvent, StreamError, Tool
+from toolfuzz.strategies.arguments import tool_arguments
+from toolfuzz.strategies.chunks import (
     ERROR_MESSAGES,
     azure_filter_chunk,
     content_filter_chunk,
@@ -25,26 +25,26 @@ from strategies.chunks import (
     render_chunk,
     usage_chunk,
 )
-from strategies.corpus import bundled_tools
-from strategies.dialects import dialect_cases
-from strategies.dialects.calls import LARGE_ARGUMENTS, fragment_features
-from strategies.endings import break_schema, call_defects, corrupt_text, finish_reasons, stream_endings, unknown_name
-from strategies.expect import Sent, expected_outcome
-from strategies.fragments import fragments, to_utf16_units
-from strategies.framing import Payload, framings
-from strategies.interleave import interleavings, merge
-from strategies.plan import ID_STYLES, PlannedCall, Step, allows_interleaving, entry_steps, expected_index, make_id
-from strategies.profiles import DIALECT_PROFILES, PROFILES, compatible
-from strategies.reads import read_cuts, read_features
-from strategies.serialise import serialisations
-from strategies.stage import boolean, integer, pick, stage
-from strategies.usable import usable_tools
+from toolfuzz.strategies.corpus import bundled_tools
+from toolfuzz.strategies.dialects import dialect_cases
+from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS, fragment_features
+from toolfuzz.strategies.endings import break_schema, call_defects, corrupt_text, finish_reasons, stream_endings, unknown_name
+from toolfuzz.strategies.expect import Sent, expected_outcome
+from toolfuzz.strategies.fragments import fragments, to_utf16_units
+from toolfuzz.strategies.framing import Payload, framings
+from toolfuzz.strategies.interleave import interleavings, merge
+from toolfuzz.strategies.plan import ID_STYLES, PlannedCall, Step, allows_interleaving, entry_steps, expected_index, make_id
+from toolfuzz.strategies.profiles import DIALECT_PROFILES, PROFILES, compatible
+from toolfuzz.strategies.reads import read_cuts, read_features
+from toolfuzz.strategies.serialise import serialisations
+from toolfuzz.strategies.stage import boolean, integer, pick, stage
+from toolfuzz.strategies.usable import usable_tools
 
 __all__ = ["cases", "profile_sets", "LARGE_ARGUMENTS", "PLAIN_FEATURES"]
 
 #: The features of the plainest case, the one every case shrinks toward: one
 #: read, LF framing, the documented shape, a clean [DONE].  A finding's
-#: signature leaves them out (tests/test_strategies_cases.py holds this true).
+#: signature leaves them out (tests/strategies/test_cases.py holds this true).
 PLAIN_FEATURES = frozenset({"done", "lf", "openai", "single-read"})
 
 _TEXTS = ("Let me check that.", "I'll look that up.\n", "Un instant — je vérifie 😀")
@@ -75,7 +75,7 @@ def cases(tools: Iterable[Tool] | None = None, profiles: Collection[str] | None 
     ``tools=None`` uses the bundled corpus; tools that cannot generate are
     skipped (see :func:`usable_tools`).  ``profiles`` restricts the call
     shapes to those names (``None``: all of them), from the dialect's own
-    profiles (``strategies.profiles.DIALECT_PROFILES``).
+    profiles (``toolfuzz.strategies.profiles.DIALECT_PROFILES``).
     """
     if dialect not in DIALECTS:
         raise InvalidArgument(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")

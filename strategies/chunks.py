@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 
-from strategies.stage import boolean, integer, stage
+from toolfuzz.strategies.stage import boolean, integer, stage
 
-from strategies.plan import Step
+from toolfuzz.strategies.plan import Step
 
 __all__ = ["render_chunk", "groupings", "usage_chunk", "azure_filter_chunk", "content_filter_chunk",
            "error_chunk", "ERROR_MESSAGES"]

@@ -1,4 +1,4 @@
-"""The bundled tool corpus: schemas this project wrote to cover what real tools use.
+"""The tools cases are drawn for: the bundled corpus, or a user's tool file made usable.
 
 The files under ``strategies/corpus`` are plain ``{"name", "parameters"}``
 lists, read with the same loader users' ``--tools`` files go through.
@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from functools import lru_cache
 from importlib import resources
+from typing import Callable
 
-from harness.model import Tool
-from harness.toolfile import parse_tools
+from toolfuzz.errors import UsageError
+from toolfuzz.schemas.load import ToolFileError, load_tools, parse_tools
+from toolfuzz.schemas.repair import normalise_tools
+from toolfuzz.strategies.usable import usable_tools
+from toolfuzz.vocabulary import Tool
 
-__all__ = ["bundled_tools"]
+__all__ = ["bundled_tools", "resolve_tools"]
 
 
 @lru_cache(maxsize=1)
@@ -20,9 +24,30 @@ def bundled_tools() -> tuple[Tool, ...]:
     """Every bundled tool, the simplest (``get_weather``) first so that cases shrink toward it."""
     import json
 
-    folder = resources.files("strategies") / "corpus"
+    folder = resources.files(__package__) / "corpus"
     tools: list[Tool] = []
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
         if entry.name.endswith(".json"):
             tools.extend(parse_tools(json.loads(entry.read_text(encoding="utf-8")), f"corpus/{entry.name}"))
     return tuple(tools)
+
+
+def resolve_tools(path: str | None, say: Callable[[str], None]) -> tuple[Tool, ...]:
+    """Tools from a file, normalised, with every rewrite, rejection and unusable schema reported."""
+    if path is None:
+        return bundled_tools()
+    try:
+        loaded = load_tools(path)
+    except ToolFileError as e:
+        raise UsageError(str(e)) from None
+    tools, rewrites, rejected = normalise_tools(loaded)
+    for note in rewrites:
+        say(f"{path}: rewrote {note}")
+    for problem in rejected:
+        say(f"{path}: skipped {problem}")
+    usable, skipped = usable_tools(tools)
+    for tool, reason in skipped:
+        say(f"{path}: skipped tool {tool.name!r}: {reason}")
+    if not usable:
+        raise UsageError(f"{path}: no tool can generate arguments")
+    return usable

@@ -15,11 +15,11 @@ from typing import Any, Sequence
 
 from hypothesis import strategies as st
 
-from strategies.stage import integer, stage
+from toolfuzz.strategies.stage import integer, stage
 
-from harness.model import Tool
-from strategies.arguments import validator
-from strategies.expect import parses
+from toolfuzz.vocabulary import Tool
+from toolfuzz.strategies.arguments import validator
+from toolfuzz.strategies.expect import parses
 
 __all__ = ["stream_endings", "finish_reasons", "call_defects", "corrupt_text", "break_schema",
            "unknown_name", "ENDINGS", "DEFECTS"]

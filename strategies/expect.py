@@ -12,8 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from harness.model import (
+from toolfuzz.vocabulary import (
     COMPLETE,
+    COMPLETING,
     INCOMPLETE,
     INVALID_JSON,
     SCHEMA_INVALID,
@@ -23,13 +24,12 @@ from harness.model import (
     StreamError,
     Tool,
 )
-from strategies.arguments import validator
-from strategies.fragments import join_fragments
-from strategies.plan import Step
+from toolfuzz.strategies.arguments import validator
+from toolfuzz.strategies.fragments import join_fragments
+from toolfuzz.strategies.plan import Step
 
 __all__ = ["Sent", "expected_outcome", "verdict", "parses"]
 
-COMPLETING = ("tool_calls", "stop")
 _WS = " \t\n\r"
 
 
@@ -111,7 +111,7 @@ def expected_outcome(dispatched: Iterable[Sent], indexes: dict[int, int], tools:
     out = []
     for c in calls.values():
         arguments = join_fragments(c.parts)
-        if finished.get(c.choice) in COMPLETING:
+        if finished.get(c.choice) in COMPLETING["openai-chat"]:
             status = verdict(c.name, arguments, tools)
         else:
             status = INCOMPLETE

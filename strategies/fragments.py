@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 
-from strategies.stage import integer, pick, stage
+from toolfuzz.strategies.stage import integer, pick, stage
 
 __all__ = ["hard_places", "fragments", "to_utf16_units", "join_fragments", "one_char_limit"]
 

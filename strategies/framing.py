@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import orjson
 
-from strategies.stage import boolean, integer, pick, stage
+from toolfuzz.strategies.stage import boolean, integer, pick, stage
 
 __all__ = ["Framed", "FramedEvent", "Payload", "framings", "write_payload", "json_whitespace", "EOLS"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 
-from strategies.stage import boolean, integer, stage
+from toolfuzz.strategies.stage import boolean, integer, stage
 
 __all__ = ["interleavings", "merge"]
 

@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.model import Tool
+from toolfuzz.vocabulary import Tool
 
 __all__ = ["PlannedCall", "Step", "id_text", "make_id", "ID_STYLES", "entry_steps", "expected_index",
            "allows_interleaving"]

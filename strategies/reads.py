@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 
-from strategies.stage import boolean, integer, pick, stage
+from toolfuzz.strategies.stage import boolean, integer, pick, stage
 
 __all__ = ["read_cuts", "hard_offsets", "read_features", "BYTEWISE_LIMIT"]
 

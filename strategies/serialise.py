@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import orjson
 
-from strategies.stage import pick, stage
+from toolfuzz.strategies.stage import pick, stage
 
 __all__ = ["SERIALISERS", "Serialiser", "serialisers_for", "serialisations"]
 

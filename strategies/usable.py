@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import HypothesisException
 from jsonschema.exceptions import SchemaError
 
-from harness.model import Tool
-from strategies.arguments import tool_arguments, validator
+from toolfuzz.vocabulary import Tool
+from toolfuzz.strategies.arguments import tool_arguments, validator
 
 __all__ = ["usable_tools"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.stage import integer, boolean
+from toolfuzz.strategies.stage import integer, boolean
 
 __all__ = ["NASTY_CHARACTERS", "strings", "integers", "numbers", "json_values", "LARGE_TEXT_MIN"]
 

@@ -21,6 +21,15 @@ order, one dict each::
 Raising is an outcome too.  A target is judged only on what it claims
 (:attr:`Target.reports`): a plain function on association, ids, names,
 argument strings and completion; parsing and validation only when claimed.
+A target that claims ``errors`` returns ``{"calls": [...], "error": CODE}``
+instead of the bare list, CODE being the stream error code it ended with
+(``toolfuzz.vocabulary.ERROR_CODES``) or None.
+
+An assembler is built for a request: the tools it offered and the bounds in
+force.  A target with :attr:`Target.takes_request` is called as
+``fn(arg, tools=..., limits=...)`` with the case's own, so that it validates
+against the same schemas and stops at the same bounds the expected outcome
+was built with.
 """
 
 from __future__ import annotations
@@ -34,12 +43,13 @@ LEVELS = ("events", "bytes", "sse")
 
 #: What a plain function is judged on.
 PLAIN_CLAIMS = frozenset({"ids", "names", "completion"})
-#: Everything a target can claim; ``validation`` means it returns a status per call.
-ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation"})
+#: Everything a target can claim; ``validation`` means it returns a status per call,
+#: ``errors`` the code of the stream error it ended with.
+ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors"})
 
 
 class BadReturn(Exception):
-    """Raised by a target whose answer has no usable shape, to say why (``targets.command``: the line its program
+    """Raised by a target whose answer has no usable shape, to say why (``toolfuzz.targets.command``: the line its program
     wrote is not JSON, or too long); reported as ``bad_return`` with this message, not as ``raised``."""
 
 
@@ -58,6 +68,8 @@ class Target:
     #: For self-test targets: the divergence kind the harness must find in them.
     mistake: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Called with the case's tools and limits as keywords (the module docstring says why).
+    takes_request: bool = False
 
     def fn_for(self, dialect: str) -> Callable[..., Any]:
         """The function to run on cases of ``dialect``: ``extra["by_dialect"][dialect]`` if given, else :attr:`fn`."""

@@ -9,7 +9,7 @@ harness's side of it.
 The harness's audit hook refuses to start processes during a target call,
 and rightly so: the child is started here, before any case, and restarted
 (when it died or was killed mid-case) by :meth:`Child.prepare`, which
-``harness.observe`` runs before the call, outside the hook.  Reading and
+``toolfuzz.judge.sandbox`` runs before the call, outside the hook.  Reading and
 writing the pipes raises no audit event the hook refuses.
 
 Inside a call, whatever went wrong is told apart:
@@ -24,7 +24,7 @@ Inside a call, whatever went wrong is told apart:
 * the child exited: raised as :class:`ChildDied`, with its exit status and
   the tail of its stderr;
 * a line that is not JSON, not an answer, or longer than the bound:
-  :class:`targets.base.BadReturn`, reported as ``bad_return``.
+  :class:`toolfuzz.targets.base.BadReturn`, reported as ``bad_return``.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ import time
 import weakref
 from typing import Any, BinaryIO
 
-from harness.model import DIALECTS
-from targets.base import ALL_CLAIMS, BadReturn, LEVELS, PLAIN_CLAIMS, Target
+from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.targets.base import ALL_CLAIMS, BadReturn, LEVELS, PLAIN_CLAIMS, Target
 
 __all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
            "command_target"]

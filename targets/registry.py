@@ -4,26 +4,27 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from harness.model import DIALECTS, Limits
-from targets import adapters
-from targets.base import ALL_CLAIMS, Target
-from targets.reference import assemble
-from targets.reference.sse import SSEDecoder
-from targets.selftest import PLAIN, SELFTEST
+from toolfuzz.vocabulary import DIALECTS, INCOMPLETE, Limits, Tool
+from toolfuzz.targets import adapters
+from toolfuzz.targets.base import ALL_CLAIMS, Target
+from toolfuzz.targets.reference import assemble
+from toolfuzz.targets.reference.sse import SSEDecoder
+from toolfuzz.targets.selftest import PLAIN, SELFTEST
 
 
 def _reference_in(dialect: str):
-    def run(reads: list[bytes]) -> list[dict[str, Any]]:
-        outcome = assemble(reads, (), Limits(), dialect)
-        return [{**c.to_json(), "complete": c.status != "incomplete"} for c in outcome.calls]
+    def run(reads: list[bytes], tools: Iterable[Tool] = (), limits: Limits = Limits()) -> dict[str, Any]:
+        outcome = assemble(reads, tools, limits, dialect)
+        return {"calls": [{**c.to_json(), "complete": c.status != INCOMPLETE} for c in outcome.calls],
+                "error": outcome.error.code if outcome.error else None}
 
     return run
 
 
-_reference = _reference_in("openai-chat")
-
-REFERENCE = Target(name="reference", fn=_reference, level="bytes",
-                   reports=ALL_CLAIMS - {"validation"}, dialects=DIALECTS,
+# Judged on everything it claims, statuses and the stream error included, with each case's tools and
+# bounds: the same way in a search as in a replay, where it vouches for every fixture.
+REFERENCE = Target(name="reference", fn=_reference_in("openai-chat"), level="bytes", reports=ALL_CLAIMS,
+                   dialects=DIALECTS, takes_request=True,
                    extra={"by_dialect": {d: _reference_in(d) for d in DIALECTS}},
                    summary="the reference assembler, bytes in (must never diverge)")
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.compare import compare
-from harness.fixture import load
-from harness.model import Case
-from harness.observe import Observation, observe
-from targets import adapters
-from targets.base import Target
-from targets.reference import assemble
+from toolfuzz.judge.compare import compare
+from toolfuzz.corpus.fixtures import load
+from toolfuzz.vocabulary import Case
+from toolfuzz.judge.sandbox import Observation, observe
+from toolfuzz.targets import adapters
+from toolfuzz.targets.base import Target
+from toolfuzz.targets.reference import assemble
 
 SEED = Path(__file__).resolve().parent.parent / "findings" / "seed"
 SEEDS = sorted(p.stem for p in SEED.glob("*.json"))

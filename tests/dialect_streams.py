@@ -7,8 +7,8 @@ from typing import Any
 
 from hypothesis import Phase, settings
 
-from harness.model import Limits, Outcome, Tool
-from targets.reference import assemble
+from toolfuzz.vocabulary import Limits, Outcome, Tool
+from toolfuzz.targets.reference import assemble
 
 
 def wire(*events: dict[str, Any] | bytes, eol: str = "\n") -> bytes:

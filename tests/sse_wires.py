@@ -9,18 +9,18 @@ would: observe under the audit hook, then compare.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from harness.compare import compare
-from harness.compare_sse import expected_events
-from harness.fixture import load
-from harness.model import Case, Outcome, SSEEvent
-from harness.observe import observe
-from targets.base import Target
+from toolfuzz.judge.compare import compare
+from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.corpus.fixtures import load
+from toolfuzz.vocabulary import Case, Outcome, SSEEvent
+from toolfuzz.judge.sandbox import observe
+from toolfuzz.targets.base import Target
+from tests.paths import ROOT
 
-SEED = load(Path(__file__).parent.parent / "findings" / "seed" / "two-calls-interleaved.json").case
+SEED = load(ROOT / "findings" / "seed" / "two-calls-interleaved.json").case
 
 
 def _e(data: str, event: str = "message", id: str = "") -> SSEEvent:

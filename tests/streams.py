@@ -6,8 +6,8 @@ import itertools
 import json
 from typing import Any, Iterator
 
-from harness.model import Limits, Outcome, Tool
-from targets.reference import assemble
+from toolfuzz.vocabulary import Limits, Outcome, Tool
+from toolfuzz.targets.reference import assemble
 
 
 def chunk(*entries: dict, choice: int = 0, finish: str | None = None, delta: dict | None = None) -> dict:

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 from ruamel.yaml import YAML  # check-jsonschema's own YAML reader
+from tests.paths import ROOT
 
-WORKFLOW = Path(__file__).resolve().parent.parent / ".github" / "workflows" / "nightly.yml"
+WORKFLOW = ROOT / ".github" / "workflows" / "nightly.yml"
 
 
 def lint(path: Path) -> subprocess.CompletedProcess:

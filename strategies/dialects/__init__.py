@@ -12,14 +12,14 @@ from typing import Any, Collection, Sequence
 
 from hypothesis import strategies as st
 
-from harness.model import Case, SSEEvent, StreamError, Tool
-from strategies.chunks import ERROR_MESSAGES
-from strategies.dialects import anthropic, responses
-from strategies.dialects.calls import LARGE_ARGUMENTS, Mark, call_features, expected_outcome, plan_calls
-from strategies.framing import Payload, framings
-from strategies.profiles import DIALECT_PROFILES
-from strategies.reads import read_cuts, read_features
-from strategies.stage import boolean, integer, pick
+from toolfuzz.vocabulary import Case, SSEEvent, StreamError, Tool
+from toolfuzz.strategies.chunks import ERROR_MESSAGES
+from toolfuzz.strategies.dialects import anthropic, responses
+from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS, Mark, call_features, expected_outcome, plan_calls
+from toolfuzz.strategies.framing import Payload, framings
+from toolfuzz.strategies.profiles import DIALECT_PROFILES
+from toolfuzz.strategies.reads import read_cuts, read_features
+from toolfuzz.strategies.stage import boolean, integer, pick
 
 __all__ = ["RENDERERS", "dialect_cases"]
 

@@ -17,17 +17,18 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from strategies.dialects.calls import Mark, digest, opens_in_order
-from strategies.interleave import interleavings, merge
-from strategies.plan import PlannedCall
-from strategies.stage import boolean, integer, pick
+from toolfuzz import vocabulary
+from toolfuzz.strategies.dialects.calls import Mark, digest, opens_in_order
+from toolfuzz.strategies.interleave import interleavings, merge
+from toolfuzz.strategies.plan import PlannedCall
+from toolfuzz.strategies.stage import boolean, integer, pick
 
 __all__ = ["PLAIN", "COMPLETING", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
            "number"]
 
 PLAIN = "anthropic"
-#: The stop reason that finishes the calls as complete.
-COMPLETING = ("tool_use",)
+#: Read as ``module.COMPLETING`` by the code shared across dialects.
+COMPLETING = vocabulary.COMPLETING["anthropic"]
 ENDINGS = ("done",) * 4 + ("no-done", "after-done", "disconnect", "disconnect", "error-event")
 _TEXTS = ("Let me check that.", "I'll look that up.\n", "Un instant — je vérifie 😀")
 _THOUGHTS = ("The user wants the weather; I should call the tool.", "Deux appels suffiront — 😀")

@@ -16,13 +16,13 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from harness.model import INCOMPLETE, Call, Outcome, StreamError, Tool
-from strategies.endings import break_schema, call_defects, corrupt_text, unknown_name
-from strategies.expect import verdict
-from strategies.fragments import fragments, join_fragments
-from strategies.plan import PlannedCall
-from strategies.serialise import serialisations
-from strategies.stage import integer, pick
+from toolfuzz.vocabulary import INCOMPLETE, Call, Outcome, StreamError, Tool
+from toolfuzz.strategies.endings import break_schema, call_defects, corrupt_text, unknown_name
+from toolfuzz.strategies.expect import verdict
+from toolfuzz.strategies.fragments import fragments, join_fragments
+from toolfuzz.strategies.plan import PlannedCall
+from toolfuzz.strategies.serialise import serialisations
+from toolfuzz.strategies.stage import integer, pick
 
 __all__ = ["LARGE_ARGUMENTS", "opens_in_order", "Mark", "plan_calls", "expected_outcome", "call_features", "fragment_features", "digest"]
 

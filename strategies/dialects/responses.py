@@ -18,17 +18,18 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from strategies.dialects.calls import Mark, digest, opens_in_order
-from strategies.interleave import interleavings, merge
-from strategies.plan import PlannedCall
-from strategies.stage import integer, pick
+from toolfuzz import vocabulary
+from toolfuzz.strategies.dialects.calls import Mark, digest, opens_in_order
+from toolfuzz.strategies.interleave import interleavings, merge
+from toolfuzz.strategies.plan import PlannedCall
+from toolfuzz.strategies.stage import integer, pick
 
 __all__ = ["PLAIN", "COMPLETING", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
            "number"]
 
 PLAIN = "responses"
-#: The response status that finishes the calls as complete.
-COMPLETING = ("completed",)
+#: Read as ``module.COMPLETING`` by the code shared across dialects.
+COMPLETING = vocabulary.COMPLETING["openai-responses"]
 #: ``failed`` is a ``response.failed`` event; ``no-done`` makes no sense where the finish is the end.
 ENDINGS = ("done",) * 4 + ("after-done", "disconnect", "disconnect", "error-event", "failed")
 _TEXTS = ("Let me check that.", "Un instant — je vérifie 😀")

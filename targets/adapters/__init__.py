@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Iterable
 
-from targets.base import Target
+from toolfuzz.targets.base import Target
 
 __all__ = ["Adapter", "KNOWN", "installed", "status", "verified"]
 
@@ -38,37 +38,37 @@ class Adapter:
 
 
 KNOWN: tuple[Adapter, ...] = (
-    Adapter("targets.adapters.openai_chat", ("openai",), "openai",
+    Adapter("toolfuzz.targets.adapters.openai_chat", ("openai",), "openai",
             ("openai-stream-state", "openai-client", "openai-client-done-events")),
-    Adapter("targets.adapters.langchain_core", ("langchain-core",), "langchain", ("langchain-core",)),
-    Adapter("targets.adapters.openai_sse", ("openai",), "openai", ("openai-sse",)),
-    Adapter("targets.adapters.anthropic_sse", ("anthropic",), "anthropic", ("anthropic-sse",)),
-    Adapter("targets.adapters.httpx_sse", ("httpx-sse", "httpx"), "sse", ("httpx-sse",)),
-    Adapter("targets.adapters.sseclient_py", ("sseclient-py",), "sse", ("sseclient-py",)),
-    Adapter("targets.adapters.anthropic_messages", ("anthropic", "httpx2"), "anthropic",
+    Adapter("toolfuzz.targets.adapters.langchain_core", ("langchain-core",), "langchain", ("langchain-core",)),
+    Adapter("toolfuzz.targets.adapters.openai_sse", ("openai",), "openai", ("openai-sse",)),
+    Adapter("toolfuzz.targets.adapters.anthropic_sse", ("anthropic",), "anthropic", ("anthropic-sse",)),
+    Adapter("toolfuzz.targets.adapters.httpx_sse", ("httpx-sse", "httpx"), "sse", ("httpx-sse",)),
+    Adapter("toolfuzz.targets.adapters.sseclient_py", ("sseclient-py",), "sse", ("sseclient-py",)),
+    Adapter("toolfuzz.targets.adapters.anthropic_messages", ("anthropic", "httpx2"), "anthropic",
             ("anthropic-accumulator", "anthropic-client"), verified="anthropic 2.16.0"),
-    Adapter("targets.adapters.openai_responses", ("openai", "httpx2"), "openai",
+    Adapter("toolfuzz.targets.adapters.openai_responses", ("openai", "httpx2"), "openai",
             ("openai-responses-state", "openai-responses-client"), verified="openai 3.57.0"),
-    Adapter("targets.adapters.langchain_anthropic", ("langchain-anthropic", "anthropic", "httpx2"),
+    Adapter("toolfuzz.targets.adapters.langchain_anthropic", ("langchain-anthropic", "anthropic", "httpx2"),
             "langchain-anthropic", ("langchain-anthropic", "langchain-anthropic-client"),
             verified="langchain-anthropic 1.7.10, anthropic 2.16.0"),
-    Adapter("targets.adapters.litellm", ("litellm", "openai"), "litellm",
+    Adapter("toolfuzz.targets.adapters.litellm", ("litellm", "openai"), "litellm",
             ("litellm-builder", "litellm-client"), verified="litellm 1.75.0 - 1.110.2"),
-    Adapter("targets.adapters.pydantic_ai", ("pydantic-ai-slim", "openai"), "pydantic-ai",
+    Adapter("toolfuzz.targets.adapters.pydantic_ai", ("pydantic-ai-slim", "openai"), "pydantic-ai",
             ("pydantic-ai-parts", "pydantic-ai-openai"), verified="pydantic-ai-slim 1.0.0 - 2.68.0"),
-    Adapter("targets.adapters.llama_index", ("llama-index-llms-openai", "openai"), "llama-index",
+    Adapter("toolfuzz.targets.adapters.llama_index", ("llama-index-llms-openai", "openai"), "llama-index",
             ("llama-index",), verified="llama-index-llms-openai 0.4.0 - 0.8.3"),
-    Adapter("targets.adapters.haystack", ("haystack-ai", "openai"), "haystack", ("haystack",),
+    Adapter("toolfuzz.targets.adapters.haystack", ("haystack-ai", "openai"), "haystack", ("haystack",),
             verified="haystack-ai 2.12.0 - 3.4.1"),
-    Adapter("targets.adapters.openai_agents", ("openai-agents", "openai"), "openai-agents", ("openai-agents",),
+    Adapter("toolfuzz.targets.adapters.openai_agents", ("openai-agents", "openai"), "openai-agents", ("openai-agents",),
             verified="openai-agents 0.2.1 - 0.24.0"),
-    Adapter("targets.adapters.smolagents", ("smolagents", "openai"), "smolagents", ("smolagents-agglomerate",),
+    Adapter("toolfuzz.targets.adapters.smolagents", ("smolagents", "openai"), "smolagents", ("smolagents-agglomerate",),
             verified="smolagents 1.20.0 - 1.26.0"),
-    Adapter("targets.adapters.langchain_openai", ("langchain-openai", "langchain-core", "openai"),
+    Adapter("toolfuzz.targets.adapters.langchain_openai", ("langchain-openai", "langchain-core", "openai"),
             "langchain-openai", ("langchain-openai",), verified="langchain-openai 0.3.20 - 1.8.1"),
-    Adapter("targets.adapters.pydantic_ai_anthropic", ("pydantic-ai-slim", "anthropic", "httpx2", "openai"),
+    Adapter("toolfuzz.targets.adapters.pydantic_ai_anthropic", ("pydantic-ai-slim", "anthropic", "httpx2", "openai"),
             "pydantic-ai,anthropic", ("pydantic-ai-anthropic",), verified="pydantic-ai-slim 2.68.0, anthropic 2.16.0"),
-    Adapter("targets.adapters.litellm_anthropic", ("litellm", "httpx", "openai"), "litellm",
+    Adapter("toolfuzz.targets.adapters.litellm_anthropic", ("litellm", "httpx", "openai"), "litellm",
             ("litellm-anthropic", "litellm-anthropic-client"), verified="litellm 1.110.2"),
 )
 

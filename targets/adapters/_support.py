@@ -21,10 +21,12 @@ from openai import _base_client
 from openai._models import construct_type
 from openai.types.chat import ChatCompletionChunk
 
+from toolfuzz.vocabulary import COMPLETING as FINISHING
+
 __all__ = ["COMPLETING", "sdk_chunk", "sdk_chunks", "until_error", "StreamFailed", "openai_http", "mock_client", "run", "quiet", "text_of"]
 
 #: The finish reasons after which a choice's calls are finished (docs/contract.md section 4).
-COMPLETING = ("tool_calls", "stop")
+COMPLETING = FINISHING["openai-chat"]
 
 
 def sdk_chunk(chunk: dict[str, Any]) -> ChatCompletionChunk:

@@ -47,11 +47,12 @@ from anthropic._models import construct_type
 from anthropic.lib.streaming._messages import accumulate_event
 from anthropic.types import RawMessageStreamEvent
 
-from targets.base import Target
+from toolfuzz.vocabulary import COMPLETING as FINISHING
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_accumulator", "assemble_with_client", "calls_of", "client_for", "quiet"]
 
-COMPLETING = ("tool_use",)
+COMPLETING = FINISHING["anthropic"]
 _MESSAGES = [{"role": "user", "content": "toolfuzz"}]
 # SDKs up to 1.x keep each block's JSON buffer on the block and take no json_bufs.
 _TAKES_BUFFERS = "json_bufs" in inspect.signature(accumulate_event).parameters

@@ -18,8 +18,8 @@ from typing import Any
 import anthropic
 from anthropic._streaming import SSEDecoder
 
-from harness.model import DIALECTS
-from targets.base import Target
+from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "decode"]
 

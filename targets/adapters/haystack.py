@@ -42,8 +42,8 @@ from typing import Any
 from haystack.components.generators.chat.openai import OpenAIChatGenerator
 from haystack.utils import Secret
 
-from targets.adapters._support import quiet, sdk_chunks, text_of
-from targets.base import Target
+from toolfuzz.targets.adapters._support import quiet, sdk_chunks, text_of
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_stream_response"]
 

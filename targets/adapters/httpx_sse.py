@@ -16,8 +16,8 @@ from typing import Any, Iterator
 import httpx
 from httpx_sse import EventSource
 
-from harness.model import DIALECTS
-from targets.base import Target
+from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "decode"]
 

@@ -29,8 +29,8 @@ from anthropic.types import RawMessageStreamEvent
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessageChunk, HumanMessage
 
-from targets.adapters.anthropic_messages import COMPLETING, client_for, quiet
-from targets.base import Target
+from toolfuzz.targets.adapters.anthropic_messages import COMPLETING, client_for, quiet
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_conversion", "assemble_with_chat_model"]
 

@@ -25,11 +25,12 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
-from targets.base import Target
+from toolfuzz.vocabulary import COMPLETING as FINISHING
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_message_chunks"]
 
-COMPLETING = ("tool_calls", "stop")
+COMPLETING = FINISHING["openai-chat"]
 
 
 def _message(chunk: dict[str, Any]) -> AIMessageChunk | None:

@@ -32,9 +32,9 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 from langchain_openai import ChatOpenAI
 
-from targets.adapters._support import quiet, sdk_chunks
-from targets.adapters.langchain_core import calls_of
-from targets.base import Target
+from toolfuzz.targets.adapters._support import quiet, sdk_chunks
+from toolfuzz.targets.adapters.langchain_core import calls_of
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_chat_openai"]
 

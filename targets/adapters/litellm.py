@@ -39,8 +39,8 @@ import litellm  # noqa: E402
 import openai  # noqa: E402
 from litellm.types.utils import ModelResponseStream  # noqa: E402
 
-from targets.adapters._support import COMPLETING, mock_client, openai_http, quiet, until_error  # noqa: E402
-from targets.base import Target  # noqa: E402
+from toolfuzz.targets.adapters._support import COMPLETING, mock_client, openai_http, quiet, until_error  # noqa: E402
+from toolfuzz.targets.base import Target  # noqa: E402
 
 __all__ = ["TARGETS", "assemble_with_builder", "assemble_with_client"]
 

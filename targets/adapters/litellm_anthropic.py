@@ -33,16 +33,16 @@ from importlib import metadata
 from typing import Any
 
 # First: the chat adapter keeps litellm offline (no cost map fetch, no telemetry) before litellm loads.
-from targets.adapters.litellm import _MESSAGES  # isort: skip
+from toolfuzz.targets.adapters.litellm import _MESSAGES  # isort: skip
 
 import httpx
 import litellm
 from litellm.llms.anthropic.chat.handler import ModelResponseIterator
 from litellm.llms.custom_httpx.http_handler import HTTPHandler
 
-from targets.adapters._support import COMPLETING, mock_client, quiet
-from targets.base import Target
-from targets.reference.sse import SSEDecoder
+from toolfuzz.targets.adapters._support import COMPLETING, mock_client, quiet
+from toolfuzz.targets.base import Target
+from toolfuzz.targets.reference.sse import SSEDecoder
 
 __all__ = ["TARGETS", "assemble_with_parser", "assemble_with_client"]
 

@@ -39,8 +39,8 @@ from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageR
 from llama_index.llms.openai import OpenAI
 from openai.types.chat.chat_completion_chunk import ChoiceDelta
 
-from targets.adapters._support import quiet, sdk_chunks, text_of
-from targets.base import Target
+from toolfuzz.targets.adapters._support import quiet, sdk_chunks, text_of
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_update_tool_calls"]
 

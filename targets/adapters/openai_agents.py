@@ -41,8 +41,8 @@ import agents  # noqa: E402
 from agents.models.chatcmpl_stream_handler import ChatCmplStreamHandler  # noqa: E402
 from openai.types.responses import Response  # noqa: E402
 
-from targets.adapters._support import quiet, run, sdk_chunks  # noqa: E402
-from targets.base import Target  # noqa: E402
+from toolfuzz.targets.adapters._support import quiet, run, sdk_chunks  # noqa: E402
+from toolfuzz.targets.base import Target  # noqa: E402
 
 __all__ = ["TARGETS", "assemble_with_stream_handler"]
 

@@ -31,11 +31,12 @@ from openai._models import construct_type
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
-from targets.base import Target
+from toolfuzz.vocabulary import COMPLETING as FINISHING
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_state", "assemble_with_client", "handed_on_by_done_events"]
 
-COMPLETING = ("tool_calls", "stop")
+COMPLETING = FINISHING["openai-chat"]
 _MESSAGES = [{"role": "user", "content": "toolfuzz"}]
 
 

@@ -38,8 +38,8 @@ from openai._types import omit
 from openai.lib.streaming.responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
 
-from targets.adapters._support import mock_client, quiet
-from targets.base import Target
+from toolfuzz.targets.adapters._support import mock_client, quiet
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_state", "assemble_with_client", "calls_of"]
 

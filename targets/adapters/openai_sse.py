@@ -19,8 +19,8 @@ from typing import Any
 import openai
 from openai._streaming import SSEDecoder
 
-from harness.model import DIALECTS
-from targets.base import Target
+from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "decode"]
 

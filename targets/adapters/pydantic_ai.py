@@ -45,8 +45,8 @@ from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models import openai as pai_openai
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from targets.adapters._support import mock_client, openai_http, quiet, run, sdk_chunks
-from targets.base import Target
+from toolfuzz.targets.adapters._support import mock_client, openai_http, quiet, run, sdk_chunks
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_parts_manager", "assemble_with_model"]
 

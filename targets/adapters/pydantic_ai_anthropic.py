@@ -28,9 +28,9 @@ from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
 
-from targets.adapters._support import mock_client, quiet, run
-from targets.adapters.pydantic_ai import _FINISHED, _calls, _index_of
-from targets.base import Target
+from toolfuzz.targets.adapters._support import mock_client, quiet, run
+from toolfuzz.targets.adapters.pydantic_ai import _FINISHED, _calls, _index_of
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_model"]
 

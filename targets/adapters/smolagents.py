@@ -31,8 +31,8 @@ from typing import Any
 
 from smolagents.models import ChatMessageStreamDelta, ChatMessageToolCallStreamDelta, agglomerate_stream_deltas
 
-from targets.adapters._support import quiet, sdk_chunks
-from targets.base import Target
+from toolfuzz.targets.adapters._support import quiet, sdk_chunks
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_agglomerate"]
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from sseclient import SSEClient
 
-from harness.model import DIALECTS
-from targets.base import Target
+from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "decode"]
 

@@ -1,6 +1,6 @@
 """The reference assembler: the one correct assembler everything else is measured against.
 
-``docs/contract.md`` states the rules it follows; :mod:`targets.reference.assembler`
+``docs/contract.md`` states the rules it follows; :mod:`toolfuzz.targets.reference.assembler`
 explains how.
 """
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from harness.model import Limits, Outcome, Tool
-from targets.reference.anthropic import AnthropicAssembler
-from targets.reference.assembler import COMPLETING_REASONS, Assembler, StreamStopped
-from targets.reference.responses import ResponsesAssembler
-from targets.reference.gate import releasable
-from targets.reference.sse import SSEDecoder, SSEEvent
+from toolfuzz.vocabulary import Limits, Outcome, Tool
+from toolfuzz.targets.reference.anthropic import AnthropicAssembler
+from toolfuzz.targets.reference.assembler import COMPLETING_REASONS, Assembler, StreamStopped
+from toolfuzz.targets.reference.responses import ResponsesAssembler
+from toolfuzz.targets.reference.gate import releasable
+from toolfuzz.targets.reference.sse import SSEDecoder, SSEEvent
 
 __all__ = [
     "Assembler",

@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 
-Transport, bounds and statuses are :mod:`targets.reference.typed`'s; this
+Transport, bounds and statuses are :mod:`toolfuzz.targets.reference.typed`'s; this
 module gives the event types their meaning (docs/contract.md, "Anthropic
 Messages").  A call is a ``tool_use`` content block:
 
@@ -33,13 +33,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from targets.reference.typed import Ended, Record, Stop, TypedStream, integer, member
+from toolfuzz.targets.reference.typed import Ended, Record, Stop, TypedStream, integer, member
 
 __all__ = ["AnthropicAssembler"]
 
 
 class AnthropicAssembler(TypedStream):
-    COMPLETING = frozenset({"tool_use"})
+    DIALECT = "anthropic"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -43,7 +43,7 @@ ends in an error keeps the calls of choices that had already finished.  A
 stream that passes a bound keeps nothing complete: its bytes cannot be
 trusted.
 
-The three bounds (:class:`harness.model.Limits`) are fixed before the first
+The three bounds (:class:`toolfuzz.vocabulary.Limits`) are fixed before the first
 byte.  Exactly the first ``max_stream_bytes`` bytes are processed, whatever
 the reads, so where a stream stops never depends on how it was cut.
 """
@@ -55,7 +55,8 @@ from typing import Any, Iterable
 
 import orjson
 
-from harness.model import (
+from toolfuzz.vocabulary import (
+    COMPLETING,
     INCOMPLETE,
     Call,
     Limits,
@@ -63,7 +64,7 @@ from harness.model import (
     StreamError,
     Tool,
 )
-from targets.reference.events import (
+from toolfuzz.targets.reference.events import (
     ArgumentsAppended,
     CallOpened,
     ChoiceFinished,
@@ -71,13 +72,13 @@ from targets.reference.events import (
     Event,
     StreamEnded,
 )
-from targets.reference.sse import SSEDecoder
-from targets.reference.verdict import ToolBook, join_surrogates
+from toolfuzz.targets.reference.sse import SSEDecoder
+from toolfuzz.targets.reference.verdict import ToolBook, join_surrogates
 
 __all__ = ["Assembler", "StreamStopped", "COMPLETING_REASONS"]
 
-#: The finish reasons that complete a choice's calls.
-COMPLETING_REASONS = frozenset({"tool_calls", "stop"})
+#: The finish reasons that complete a choice's calls, under the name :mod:`toolfuzz.targets.reference` exports.
+COMPLETING_REASONS = COMPLETING["openai-chat"]
 
 _BOUND_ERRORS = frozenset({"too_many_events", "arguments_too_large", "stream_too_large"})
 

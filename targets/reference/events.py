@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.model import Outcome
+from toolfuzz.vocabulary import Outcome
 
 __all__ = ["Event", "ChunkReceived", "CallOpened", "ArgumentsAppended", "ChoiceFinished", "StreamEnded"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from harness.model import EXECUTABLE, Call, Outcome
+from toolfuzz.vocabulary import EXECUTABLE, Call, Outcome
 
 __all__ = ["releasable"]
 

@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 
-Transport, bounds and statuses are :mod:`targets.reference.typed`'s; this
+Transport, bounds and statuses are :mod:`toolfuzz.targets.reference.typed`'s; this
 module gives the event types their meaning (docs/contract.md, "OpenAI
 Responses").  A call is a ``function_call`` output item:
 
@@ -35,13 +35,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from targets.reference.typed import Ended, Record, Stop, TypedStream, integer, member
+from toolfuzz.targets.reference.typed import Ended, Record, Stop, TypedStream, integer, member
 
 __all__ = ["ResponsesAssembler"]
 
 
 class ResponsesAssembler(TypedStream):
-    COMPLETING = frozenset({"completed"})
+    DIALECT = "openai-responses"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

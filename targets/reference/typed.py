@@ -5,7 +5,7 @@ Theory of operation
 
 OpenAI Responses and Anthropic Messages streams are SSE events whose data is
 one JSON object with a ``type`` member; each dialect gives the types their
-meaning (:mod:`targets.reference.responses`, :mod:`targets.reference.anthropic`).
+meaning (:mod:`toolfuzz.targets.reference.responses`, :mod:`toolfuzz.targets.reference.anthropic`).
 This module holds what does not depend on the meaning, so that both are held
 to the same contract as the chat completions assembler:
 
@@ -34,12 +34,12 @@ from typing import Any, Iterable
 
 import orjson
 
-from harness.model import INCOMPLETE, Call, Limits, Outcome, StreamError, Tool
+from toolfuzz.vocabulary import COMPLETING, INCOMPLETE, Call, Limits, Outcome, StreamError, Tool
 # The chat assembler's way to stop a stream with a code, and its lenient JSON parse, serve here unchanged.
-from targets.reference.assembler import _BOUND_ERRORS, StreamStopped as Stop, _parse_slowly
-from targets.reference.events import ArgumentsAppended, CallOpened, ChoiceFinished, ChunkReceived, Event, StreamEnded
-from targets.reference.sse import SSEDecoder
-from targets.reference.verdict import ToolBook
+from toolfuzz.targets.reference.assembler import _BOUND_ERRORS, StreamStopped as Stop, _parse_slowly
+from toolfuzz.targets.reference.events import ArgumentsAppended, CallOpened, ChoiceFinished, ChunkReceived, Event, StreamEnded
+from toolfuzz.targets.reference.sse import SSEDecoder
+from toolfuzz.targets.reference.verdict import ToolBook
 
 __all__ = ["TypedStream", "Record", "CallStopped", "Stop", "Ended", "integer", "member"]
 
@@ -70,8 +70,8 @@ class Record:
 class TypedStream:
     """Feed it reads, close it at end of stream, read :attr:`outcome`.  Subclasses give events their meaning."""
 
-    #: The finish reasons that complete stopped calls.
-    COMPLETING: frozenset[str] = frozenset()
+    #: Whose finish reasons complete stopped calls.
+    DIALECT: str
 
     def __init__(self, tools: Iterable[Tool] = (), limits: Limits = Limits(), *, events: bool = True) -> None:
         self.limits = limits
@@ -185,7 +185,7 @@ class TypedStream:
 
     def _end(self, error: StreamError | None) -> None:
         trusted = error is None or error.code not in _BOUND_ERRORS
-        completing = trusted and self.finished in self.COMPLETING
+        completing = trusted and self.finished in COMPLETING[self.DIALECT]
         calls = []
         for r in self.records:
             arguments = "".join(r.parts)

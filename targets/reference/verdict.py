@@ -11,11 +11,7 @@ import json
 import re
 from typing import Any, Iterable, Mapping
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
-
-from harness.model import COMPLETE, INVALID_JSON, SCHEMA_INVALID, UNKNOWN_TOOL, Tool
+from toolfuzz.vocabulary import COMPLETE, INVALID_JSON, SCHEMA_INVALID, UNKNOWN_TOOL, Tool
 
 __all__ = ["ToolBook", "parse_arguments", "join_surrogates"]
 
@@ -63,6 +59,13 @@ class ToolBook:
 
     def __init__(self, tools: Iterable[Tool]) -> None:
         self._validators: dict[str, Any] = {}
+        tools = tuple(tools)
+        if tools:
+            # Here, not at the top: jsonschema takes longer to import than `toolfuzz assemble` takes to
+            # start, and a stream assembled without tools never validates anything.
+            from jsonschema import Draft202012Validator
+            from jsonschema.exceptions import SchemaError
+            from jsonschema.validators import validator_for
         for tool in tools:
             schema: Mapping[str, Any] = tool.parameters
             cls = validator_for(schema, default=Draft202012Validator)

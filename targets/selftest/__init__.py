@@ -5,11 +5,11 @@
 
 import functools
 
-from harness.model import DIALECTS
-from targets.base import Target
-from targets.selftest import mutants
-from targets.selftest.dialects import ItemIdForCallId, ToolNumberAsIndex, in_dialect
-from targets.selftest.plain import PlainAssembler, assemble_chunks
+from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.targets.base import Target
+from toolfuzz.targets.selftest import mutants
+from toolfuzz.targets.selftest.dialects import ItemIdForCallId, ToolNumberAsIndex, in_dialect
+from toolfuzz.targets.selftest.plain import PlainAssembler, assemble_chunks
 
 #: Every mistake that can be made on every wire.
 _ALL = DIALECTS

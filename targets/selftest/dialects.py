@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from targets.selftest.plain import PlainAssembler
+from toolfuzz.vocabulary import COMPLETING
+from toolfuzz.targets.selftest.plain import PlainAssembler
 
 __all__ = ["ResponsesPlain", "AnthropicPlain", "PLAINS", "in_dialect", "ItemIdForCallId", "ToolNumberAsIndex"]
 
@@ -19,17 +20,20 @@ __all__ = ["ResponsesPlain", "AnthropicPlain", "PLAINS", "in_dialect", "ItemIdFo
 class _Stopping(PlainAssembler):
     """A call is complete once its own stop and a completing finish were both seen."""
 
-    COMPLETING = ("completed", "tool_use")
+    #: Only this dialect's own finish reasons complete a call, as in the reference.
+    DIALECT: str
 
     def stop(self, call: dict[str, Any] | None) -> None:
         if call is not None:
             call["stopped"] = True
 
     def is_complete(self, call: dict[str, Any]) -> bool:
-        return bool(call.get("stopped")) and self.finished.get(0) in self.COMPLETING
+        return bool(call.get("stopped")) and self.finished.get(0) in COMPLETING[self.DIALECT]
 
 
 class ResponsesPlain(_Stopping):
+    DIALECT = "openai-responses"
+
     def run(self, events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         for ev in events:
             kind = ev.get("type")
@@ -61,6 +65,8 @@ class ResponsesPlain(_Stopping):
 
 
 class AnthropicPlain(_Stopping):
+    DIALECT = "anthropic"
+
     def __init__(self) -> None:
         super().__init__()
         self.blocks: dict[Any, dict[str, Any]] = {}

@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any, Iterable
 
-from targets.reference.sse import SSEDecoder
-from targets.selftest.plain import PlainAssembler
+from toolfuzz.targets.reference.sse import SSEDecoder
+from toolfuzz.targets.selftest.plain import PlainAssembler
 
 PLACEHOLDER = "call_placeholder"
 

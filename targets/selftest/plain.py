@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from targets.reference.verdict import join_surrogates
-
-COMPLETING = ("tool_calls", "stop")
+from toolfuzz.vocabulary import COMPLETING
+from toolfuzz.targets.reference.verdict import join_surrogates
 
 
 class PlainAssembler:
@@ -82,7 +81,7 @@ class PlainAssembler:
         return join_surrogates("".join(call["parts"]))
 
     def is_complete(self, call: dict[str, Any]) -> bool:
-        return self.finished.get(call["choice"]) in COMPLETING
+        return self.finished.get(call["choice"]) in COMPLETING["openai-chat"]
 
     def result(self) -> list[dict[str, Any]]:
         return [{"choice": c["choice"], "index": c["index"], "id": c["id"], "name": c["name"],

@@ -1,0 +1,133 @@
+"""``toolfuzz corpus merge|minimize|check|matrix``: the findings folder as a whole (``toolfuzz.corpus.curation``).
+
+Exit status: 0 done; 1 for ``check`` when the reference disagrees with a
+fixture or a self-test fixture no longer fails, and for ``matrix --check``
+when the page is stale; 2 for a usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from toolfuzz.cli.arguments import add_target_options, positive_seconds
+from toolfuzz.corpus.curation import check, load_corpus, merge, minimize, render_check
+from toolfuzz.errors import UsageError
+from toolfuzz.corpus.fixtures import write_atomic
+from toolfuzz.outputs.matrix import render_matrix
+from toolfuzz.judge.contestants import resolve_all
+
+DEFAULT = "findings"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("corpus", help="merge, shrink again, replay and tabulate folders of fixtures",
+                       description="Work on a corpus of fixtures (default: findings/) as a whole. See docs/corpus.md.")
+    verbs = p.add_subparsers(dest="verb", metavar="VERB")
+    verbs.required = True
+
+    m = verbs.add_parser("merge", help="merge folders of fixtures into one, one file per signature, the smallest kept",
+                         description="Merge fixtures into --into: a fixture whose signature (target, kind, features) "
+                         "is new is added; one smaller than the file with its signature replaces it; others are kept "
+                         "out. Every input is checked before anything is written; files are copied byte for byte.")
+    m.add_argument("dirs", nargs="+", metavar="DIR", help="folder (or file) of fixtures to merge in")
+    m.add_argument("--into", default=DEFAULT, metavar="DIR", help=f"the corpus to merge into (default {DEFAULT}/)")
+    m.set_defaults(run=run_merge)
+
+    s = verbs.add_parser("minimize", help="shrink each fixture again against its recorded target as installed now",
+                         description="Shrink each fixture again: drop SSE events, lines and read boundaries while "
+                         "the recorded target still diverges with the recorded kind. The file keeps its signature.")
+    s.add_argument("paths", nargs="*", default=[DEFAULT], metavar="PATH", help=f"fixtures (default {DEFAULT}/)")
+    s.add_argument("--budget", type=positive_seconds, default=30.0, metavar="DURATION",
+                   help="time to spend on each fixture, in seconds or like 2m (default 30 s)")
+    s.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="DURATION",
+                   help="time limit per run of the target, in seconds or like 1m (default 5 s)")
+    s.add_argument("--dry-run", action="store_true", help="say what would shrink, write nothing")
+    s.set_defaults(run=run_minimize)
+
+    c = verbs.add_parser("check", help="replay every fixture: new, still failing, changed, fixed (in which version)",
+                         description="Replay every fixture on the reference and on its recorded targets, and sort "
+                         "the cells: new divergences, still failing, changed, fixed in the installed version, "
+                         "skipped. Exit 1 only when the reference disagrees with a fixture or a self-test fixture "
+                         "no longer fails: a library that fixes a bug is reported, not a failure.")
+    c.add_argument("paths", nargs="*", default=[DEFAULT], metavar="PATH", help=f"fixtures (default {DEFAULT}/)")
+    add_target_options(c, "the built-in targets each fixture records")
+    c.add_argument("--json", action="store_true", help="print a machine-readable report")
+    c.set_defaults(run=run_check)
+
+    x = verbs.add_parser("matrix", help="the Markdown table of libraries by divergence kind",
+                         description="Print (or --write) the findings matrix: targets with their recorded versions "
+                         "by divergence kind, fixtures and profiles in each cell, and each library's statements.")
+    x.add_argument("paths", nargs="*", default=[DEFAULT], metavar="PATH", help=f"fixtures (default {DEFAULT}/)")
+    x.add_argument("--write", metavar="FILE", help="write the page to FILE (e.g. findings/README.md)")
+    x.add_argument("--check", action="store_true", help="with --write: exit 1 if FILE is not what would be written")
+    x.set_defaults(run=run_matrix)
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    into = Path(args.into)
+    if into.exists() and not into.is_dir():
+        raise UsageError(f"--into {into}: not a folder")
+    counts = {"added": 0, "replaced": 0, "kept": 0}
+    for m in merge(args.dirs, into):
+        counts[m.action] += 1
+        print(f"{m.action:<8}  {m.path}  from {m.source}" + (f"  ({m.detail})" if m.detail else ""))
+    print(f"{counts['added']} added, {counts['replaced']} replaced, {counts['kept']} kept out (in {into})")
+    return 0
+
+
+def run_minimize(args: argparse.Namespace) -> int:
+    counts: dict[str, int] = {}
+
+    def show(m) -> None:
+        counts[m.action] = counts.get(m.action, 0) + 1
+        what = {"shrunk": f"{m.before} -> {m.after} (calls, reads, bytes) in {m.tries} tries",
+                "minimal": f"{m.before}: nothing smaller still diverges ({m.tries} tries)"}.get(m.action, m.detail)
+        verb = "would shrink" if m.action == "shrunk" and args.dry_run else m.action
+        print(f"{verb:<12}  {m.path}  {m.target or '-'} {m.kind}  {what}".rstrip(), flush=True)
+
+    minimize(args.paths, args.timeout, args.budget, write=not args.dry_run, on_done=show)
+    print(", ".join(f"{n} {a}" for a, n in sorted(counts.items())) or "no fixtures")
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    given = resolve_all(args.target, args.level) if args.target else None
+    result = check(args.paths, given, args.timeout)
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=True)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_check(result))
+    return result.exit_code
+
+
+def run_matrix(args: argparse.Namespace) -> int:
+    if args.check and not args.write:
+        raise UsageError("--check needs --write FILE: the page to compare with")
+    command = shlex.join(["toolfuzz", "corpus", "matrix", *args.paths] + (["--write", args.write] if args.write else []))
+    base = Path(args.write).parent if args.write else Path.cwd()
+    page = render_matrix(load_corpus(args.paths), base, command)
+    if not args.write:
+        sys.stdout.write(page)
+        return 0
+    target = Path(args.write)
+    if args.check:
+        try:
+            current = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            current = None
+        if current != page:
+            print(f"{target} is not up to date with the fixtures: run `{command}`", file=sys.stderr)
+            return 1
+        print(f"{target} is up to date")
+        return 0
+    try:
+        write_atomic(target, page)
+    except OSError as e:
+        raise UsageError(f"{target}: cannot write: {e.strerror or e}") from None
+    print(f"wrote {target}")
+    return 0

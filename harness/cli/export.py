@@ -1,0 +1,57 @@
+"""``toolfuzz export --format F FIXTURE... --out DIR``: fixtures as files other projects consume.
+
+``toolfuzz.outputs.export`` describes each format.  Every fixture is loaded and
+rendered before the first file is written, so a bad fixture leaves ``--out``
+as it was; each file is written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from toolfuzz.errors import UsageError
+from toolfuzz.outputs.export import FORMATS, render, stem_for
+from toolfuzz.corpus.fixtures import write_atomic
+from toolfuzz.corpus.replay import load_fixtures
+from toolfuzz.targets.base import LEVELS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "export", help="write fixtures as JSON, JSON lines, raw SSE or standalone pytest modules",
+        description="Write each fixture in a form another project consumes: json (chunks, expected outcome, "
+        "tools), jsonl (the parsed chunks, one per line), sse (the raw wire bytes, the read cuts, the "
+        "expected outcome as `toolfuzz assemble` prints it, and the tools), or pytest (a standalone test "
+        "module with one marked place to plug in your assembler). File names come from the fixture names.")
+    p.add_argument("fixtures", nargs="+", metavar="FIXTURE", help="fixture file, or folder of *.json fixtures")
+    p.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
+    p.add_argument("--level", choices=LEVELS, default=None,
+                   help="pytest only: test an events-level assembler, given parsed chunks (default), or a "
+                   "bytes-level one, given the network reads")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.level is not None and args.fmt != "pytest":
+        raise UsageError(f"--level applies to --format pytest only, not {args.fmt}")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: not a folder")
+    fixtures = load_fixtures(args.fixtures)
+    taken: set[str] = set()
+    files: list[tuple[Path, bytes]] = []
+    for loaded in fixtures:
+        stem = stem_for(loaded.fixture.name, taken, python=args.fmt == "pytest")
+        for name, data in render(loaded.fixture, args.fmt, stem, args.level or "events"):
+            files.append((out / name, data))
+    for path, data in files:
+        try:
+            write_atomic(path, data)
+        except OSError as e:
+            raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
+    # Listed after every file is written: a closed pipe must not stop the export.
+    for path, _ in files:
+        print(path)
+    return 0

@@ -1,0 +1,60 @@
+"""``toolfuzz replay PATH...``: run fixture files against targets and print a matrix of what each did.
+
+Exit 0 when every cell is as the fixtures lead us to expect (a recorded
+divergence that still fails, or is now fixed, is expected), 1 when a cell
+diverges that was not recorded as diverging or the reference disagrees with
+a fixture, 2 for a usage or input error.  ``toolfuzz.corpus.replay`` says how.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+
+from toolfuzz.cli.arguments import add_dialect_option, add_target_options
+from toolfuzz.errors import UsageError
+from toolfuzz.corpus.fixtures import write_atomic
+from toolfuzz.corpus.replay import junit_xml, load_fixtures, render, replay
+from toolfuzz.judge.contestants import resolve_all
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "replay", help="replay fixture files against targets and print a matrix of the results",
+        description="Replay fixture files (or folders of them) on the reference and on targets, and print a "
+        "matrix of fixtures by targets. With no --target, each fixture runs on the built-in targets it "
+        "records. A target recorded as diverging is expected to diverge: it is reported as 'still fails', "
+        "or as 'fixed' once it agrees. Exit 0 when every cell is as expected, 1 when a target diverges "
+        "where it was not recorded to (or the reference disagrees with a fixture), 2 for a usage error.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="fixture file, or folder of *.json fixtures")
+    add_target_options(p, "the reference and the built-in targets each fixture records")
+    add_dialect_option(p, "replay only the fixtures of this dialect (each runs in its own dialect)", None)
+    p.add_argument("--json", action="store_true", help="print a machine-readable report instead of the matrix")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per fixture and target")
+    p.set_defaults(run=run)
+
+
+
+def run(args: argparse.Namespace) -> int:
+    # Everything that can be wrong with the input is found before anything runs.
+    given = resolve_all(args.target, args.level) if args.target else None
+    fixtures = load_fixtures(args.paths)
+    if args.dialect is not None:
+        fixtures = [f for f in fixtures if f.fixture.case.dialect == args.dialect]
+        if not fixtures:
+            raise UsageError(f"no fixture of dialect {args.dialect} in {' '.join(args.paths)}")
+    report = replay(fixtures, given, args.timeout)
+    if args.junit:
+        try:
+            write_atomic(args.junit, junit_xml(report))
+        except OSError as e:
+            raise UsageError(f"{args.junit}: cannot write: {e.strerror or e}") from None
+    if args.json:
+        # ASCII: a target's exception text may hold anything, and this output is for machines.
+        json.dump(report.to_json(), sys.stdout, indent=2, ensure_ascii=True)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render(report, shutil.get_terminal_size((120, 24)).columns))
+    return report.exit_code

@@ -1,0 +1,126 @@
+"""``toolfuzz show FIXTURE``: a fixture as a person reads it.
+
+The reads in order, what each one completed (SSE events, calls opened,
+argument fragments, finishes), then the expected outcome call by call, and
+whether the reference agrees with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.errors import UsageError
+from toolfuzz.corpus.fixtures import Fixture, FixtureError, load
+from toolfuzz.targets.reference import ASSEMBLERS
+from toolfuzz.targets.reference.events import ArgumentsAppended, CallOpened, ChoiceFinished, ChunkReceived, StreamEnded
+from toolfuzz.targets.reference.typed import CallStopped
+
+EXCERPT = 72
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("show", help="print a fixture as a timeline of reads, fragments and calls",
+                       description="Print a fixture file as a person reads it: the network reads, the "
+                       "fragments each read completed, call by call, and the expected outcome.")
+    p.add_argument("fixture", metavar="FIXTURE")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        fixture = load(args.fixture)
+    except FixtureError as e:
+        raise UsageError(str(e)) from None
+    sys.stdout.write(render(fixture))
+    return 0
+
+
+def render(fixture: Fixture) -> str:
+    case = fixture.case
+    lines = [f"{fixture.name}  ({case.dialect}" + (f"; {', '.join(case.features)}" if case.features else "") + ")"]
+    if fixture.description:
+        lines.append(f"  {fixture.description}")
+    if fixture.statement:
+        lines.append(f"statement: {' '.join(fixture.statement.split())}")
+    if case.tools:
+        lines.append("tools: " + ", ".join(t.name for t in case.tools))
+    wire = case.wire
+    lines.append(f"wire: {len(wire)} bytes in {len(case.reads)} read{'s' if len(case.reads) != 1 else ''}")
+    lines.append("")
+    try:
+        assembler = ASSEMBLERS[case.dialect](case.tools, case.limits)
+    except ValueError as e:
+        raise UsageError(f"{fixture.name}: {e}") from None
+    at = 0
+    for n, read in enumerate(case.reads, 1):
+        lines.append(f"read {n}  bytes {at}..{at + len(read)}  {_excerpt(read)}")
+        at += len(read)
+        for event in assembler.feed(read):
+            lines.extend(_describe(event))
+    if assembler.outcome is None:
+        lines.append("end of stream")
+        for event in assembler.close():
+            lines.extend(_describe(event))
+    lines.append("")
+    lines.append("expected:")
+    expected = case.expected
+    for call in expected.calls:
+        lines.append(f"  choice {call.choice} index {call.index}  id={call.id}  name={call.name}  {call.status}")
+        lines.append(f"    arguments: {call.arguments!r}" if len(call.arguments) <= 400
+                     else f"    arguments: {call.arguments[:400]!r}... ({len(call.arguments)} characters)")
+    if not expected.calls:
+        lines.append("  no calls")
+    lines.append(f"  error: {expected.error.code} ({expected.error.message})" if expected.error else "  error: none")
+    agrees = assembler.outcome == expected
+    lines.append("")
+    lines.append("reference: " + ("agrees" if agrees else "DIFFERS from expected"))
+    for target, seen in sorted(fixture.observed.items()):
+        lines.append(f"observed by {target}: {seen.get('verdict', 'recorded')}")
+    lines.extend(_events(fixture))
+    return "\n".join(lines) + "\n"
+
+
+def _events(fixture: Fixture) -> list[str]:
+    """For a fixture an sse-level target diverged on: the events the wire dispatches, then that target's."""
+    observed = {}
+    for target, seen in fixture.observed.items():
+        events = (seen.get("observation") or {}).get("events") if isinstance(seen.get("observation"), dict) else None
+        if isinstance(events, list):
+            observed[target] = [e for e in events if isinstance(e, dict)]
+    if not observed:
+        return []
+    lines = ["", "events the wire dispatches:"]
+    lines.extend(_event(e.to_json()) for e in expected_events(fixture.case))
+    for target, events in sorted(observed.items()):
+        lines.append(f"events from {target}:")
+        lines.extend(_event(e) for e in events)
+    return lines
+
+
+def _event(event: dict) -> str:
+    data = str(event.get("data"))
+    return f"  {event.get('event')}  id={event.get('id')!r}  {data[:EXCERPT]!r}" + ("..." if len(data) > EXCERPT else "")
+
+
+def _excerpt(read: bytes) -> str:
+    text = repr(read[:EXCERPT])
+    return text + ("..." if len(read) > EXCERPT else "")
+
+
+def _describe(event: object) -> list[str]:
+    if isinstance(event, ChunkReceived):
+        return []
+    if isinstance(event, CallOpened):
+        return [f"    choice {event.choice} call {event.index} opened  id={event.id}  name={event.name}"]
+    if isinstance(event, ArgumentsAppended):
+        return [f"    choice {event.choice} call {event.index} += {event.fragment!r}"]
+    if isinstance(event, CallStopped):
+        return [f"    call {event.index} stopped"]
+    if isinstance(event, ChoiceFinished):
+        return [f"    choice {event.choice} finished: {event.finish_reason}"]
+    if isinstance(event, StreamEnded):
+        error = event.outcome.error
+        return ["    stream ended" + (f" with {error.code}: {error.message}" if error else "")]
+    return []

@@ -1,0 +1,414 @@
+"""The corpus of findings as a whole: merge folders of fixtures, shrink them again, replay them all.
+
+* :func:`merge` brings fixtures from other folders (another machine's run, a
+  contributor's findings) into one corpus, one file per signature, the
+  smallest kept.  Files are copied byte for byte, written atomically.
+* :func:`minimize` shrinks each fixture again against its recorded target as
+  installed now: a greedy pass that drops SSE events, then lines, then read
+  boundaries, keeping each step only if the target still diverges with the
+  recorded kind.  The expected outcome of a smaller stream is the
+  reference's: the reference is held to every fixture, and is the only
+  oracle for a stream that no strategy drew.
+* :func:`check` replays everything and sorts each recorded target into new,
+  still failing, changed, fixed (in which version) or skipped.
+
+The signature of a fixture is the one :mod:`toolfuzz.corpus.findings` names files
+by: target, kind and the features left once the plain ones are removed.  A
+fixture that records no divergence (written by hand) is known by its content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from toolfuzz import __version__
+from toolfuzz.judge.compare import KINDS, Divergence, compare
+from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.errors import UsageError
+from toolfuzz.corpus.findings import path_for
+from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, write_atomic
+from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
+from toolfuzz.vocabulary import Case
+from toolfuzz.judge.sandbox import Observation, observe
+from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, _safe_text, fixed_in, fixed_text, load_fixtures, replay
+from toolfuzz.engine.search import Finding, signature_of
+from toolfuzz.strategies import PLAIN_FEATURES
+from toolfuzz.targets.base import Target
+from toolfuzz.targets.reference import assemble
+from toolfuzz.targets.registry import builtin_targets
+from toolfuzz.targets.selftest import PLAIN, SELFTEST
+
+__all__ = ["Entry", "diverging", "signature", "load_corpus", "Merged", "merge", "Minimized", "minimize",
+           "shrink", "CheckReport", "check"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One fixture file of a corpus: where it is, what it holds, and its bytes as they are on disk."""
+
+    path: Path
+    fixture: Fixture
+    raw: bytes
+
+    @property
+    def signature(self) -> str:
+        return signature(self.fixture)
+
+
+def diverging(fixture: Fixture) -> list[tuple[str, str]]:
+    """``(target, kind)`` for every target the fixture records as diverging, sorted."""
+    out = []
+    for target, entry in sorted(fixture.observed.items()):
+        if entry.get("verdict") == "diverges" and isinstance(entry.get("kind"), str):
+            out.append((target, entry["kind"]))
+    return out
+
+
+def signature(fixture: Fixture) -> str:
+    # The run that wrote a fixture knew which features were plain for its dialect: its word is kept.
+    if isinstance(fixture.found.get("signature"), str) and fixture.found["signature"]:
+        return fixture.found["signature"]
+    recorded = diverging(fixture)
+    if recorded:
+        target, kind = recorded[0]
+        return signature_of(target, kind, set(fixture.case.features) - PLAIN_FEATURES)
+    case = fixture.case
+    content = json.dumps({"dialect": case.dialect, "reads": [r.hex() for r in case.reads],
+                          "expected": case.expected.to_json(), "tools": [t.to_json() for t in case.tools],
+                          "limits": case.limits.to_json()}, sort_keys=True)
+    return "case/" + hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def load_corpus(paths: list[str]) -> list[Entry]:
+    """Every fixture under ``paths``, loaded and checked; one UsageError naming the first bad file and field."""
+    loaded = load_fixtures(paths)  # validates everything before anything is written
+    entries = []
+    for item in loaded:
+        try:
+            raw = item.path.read_bytes()
+        except OSError as e:
+            raise UsageError(f"{item.path}: cannot read: {e.strerror or e}") from None
+        entries.append(Entry(item.path, item.fixture, raw))
+    return entries
+
+
+# -- merge -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Merged:
+    """What became of one incoming fixture: ``added``, ``replaced`` (it was smaller) or ``kept`` (it was not)."""
+
+    action: str
+    path: Path
+    source: Path
+    signature: str
+    detail: str = ""
+
+
+def _never(_: Any) -> Any:
+    raise AssertionError("a placeholder target is never run")
+
+
+def destination(into: Path, entry: Entry, given_root: Path | None) -> Path:
+    """Where a new fixture goes: its place under the folder it came from, or else the name a run would give it."""
+    if given_root is not None:
+        try:
+            return into / entry.path.resolve().relative_to(given_root.resolve())
+        except ValueError:
+            pass
+    recorded = diverging(entry.fixture)
+    if recorded:
+        target, kind = recorded[0]
+        finding = Finding(Target(name=target, fn=_never), Divergence(kind, ""), entry.fixture.case, Observation(),
+                          PLAIN_FEATURES)
+        return path_for(into, finding)
+    return into / entry.path.name
+
+
+def _free(path: Path) -> Path:
+    """``path``, or ``name-2.json``, ``name-3.json``... when another case already has that name."""
+    n, candidate = 2, path
+    while candidate.exists():
+        candidate, n = path.with_name(f"{path.stem}-{n}{path.suffix}"), n + 1
+    return candidate
+
+
+def merge(sources: list[str], into: Path) -> list[Merged]:
+    """Merge the fixtures under ``sources`` into the corpus at ``into``, one per signature, the smallest kept."""
+    into_files = {os.path.realpath(p) for p in iter_fixture_paths([str(into)])} if into.is_dir() else set()
+    have: dict[str, Entry] = {}
+    for entry in load_corpus([str(into)]) if into_files else []:
+        if entry.signature not in have or entry.fixture.case.size < have[entry.signature].fixture.case.size:
+            have[entry.signature] = entry
+    incoming: list[tuple[Entry, Path | None]] = []
+    for given in sources:
+        root = Path(given) if Path(given).is_dir() else None
+        incoming.extend((e, root) for e in load_corpus([given]) if os.path.realpath(e.path) not in into_files)
+    done: list[Merged] = []
+    for entry, root in incoming:
+        sig, size = entry.signature, entry.fixture.case.size
+        old = have.get(sig)
+        if old is None:
+            path = _free(destination(into, entry, root))
+            write_atomic(path, entry.raw)
+            done.append(Merged("added", path, entry.path, sig))
+        elif size < old.fixture.case.size:
+            write_atomic(old.path, entry.raw)
+            done.append(Merged("replaced", old.path, entry.path, sig, f"smaller: {_size(size)} < "
+                                                                       f"{_size(old.fixture.case.size)}"))
+            path = old.path
+        else:
+            done.append(Merged("kept", old.path, entry.path, sig, f"as small or smaller: {_size(old.fixture.case.size)}"
+                                                                    f" <= {_size(size)}"))
+            continue
+        have[sig] = Entry(path, entry.fixture, entry.raw)
+    return done
+
+
+def _size(size: tuple[int, int, int]) -> str:
+    calls, reads, nbytes = size
+    return f"{calls} call{'s' if calls != 1 else ''}, {reads} read{'s' if reads != 1 else ''}, {nbytes} bytes"
+
+
+# -- minimize ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Minimized:
+    """What became of one fixture: ``shrunk``, ``minimal`` (nothing smaller fails), ``fixed``, ``skipped``."""
+
+    action: str
+    path: Path
+    target: str = ""
+    kind: str = ""
+    before: tuple[int, int, int] | None = None
+    after: tuple[int, int, int] | None = None
+    detail: str = ""
+    tries: int = 0
+
+
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+_BLANK = re.compile(rb"\r\n|\r|\n")
+
+
+def _spans(wire: bytes) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The byte spans of the wire's SSE events (each with the blank line that ends it) and of its lines."""
+    lines = [m.span() for m in _LINE.finditer(wire)]
+    events, start = [], 0
+    for a, b in lines:
+        if _BLANK.fullmatch(wire, a, b):
+            events.append((start, b))
+            start = b
+    if start < len(wire):
+        events.append((start, len(wire)))
+    return events, lines
+
+
+def _without(wire: bytes, cuts: tuple[int, ...], a: int, b: int) -> tuple[bytes, tuple[int, ...]]:
+    """The wire less bytes ``a..b``; a cut inside them goes, a cut after them moves back."""
+    gone = b - a
+    kept = tuple(c if c <= a else c - gone for c in cuts if not a < c < b)
+    return wire[:a] + wire[b:], kept
+
+
+def _reads(wire: bytes, cuts: tuple[int, ...]) -> tuple[bytes, ...]:
+    bounds = (0, *cuts, len(wire))
+    return tuple(wire[x:y] for x, y in zip(bounds, bounds[1:]))
+
+
+def shrink(case: Case, still_fails: Callable[[Case], bool], deadline: float) -> tuple[Case, int]:
+    """The smallest case a greedy pass reaches from ``case`` on which ``still_fails`` holds, and the tries it took.
+
+    Each pass tries removing one SSE event, then one line, then one read
+    boundary, last to first; a removal is kept when the smaller stream still
+    fails, and the passes repeat until none removes anything or time is up.
+    """
+    best, tries = case, 0
+
+    def attempt(wire: bytes, cuts: tuple[int, ...]) -> bool:
+        nonlocal best, tries
+        if time.monotonic() >= deadline:
+            return False
+        tries += 1
+        reads = _reads(wire, cuts)
+        # events=None: the recorded events were those of the old wire; the harness derives the new ones.
+        candidate = replace(best, reads=reads, events=None,
+                            expected=assemble(reads, best.tools, best.limits, best.dialect))
+        if candidate.size < best.size and still_fails(candidate):
+            best = candidate
+            return True
+        return False
+
+    progress = True
+    while progress and time.monotonic() < deadline:
+        progress = False
+        for spans_of in (lambda w: _spans(w)[0], lambda w: _spans(w)[1]):
+            i = len(spans_of(best.wire)) - 1
+            while i >= 0:
+                spans = spans_of(best.wire)
+                if i < len(spans) and attempt(*_without(best.wire, best.cuts, *spans[i])):
+                    progress = True
+                i -= 1
+        for i in reversed(range(len(best.cuts))):
+            if i < len(best.cuts):
+                cuts = best.cuts[:i] + best.cuts[i + 1:]
+                progress |= attempt(best.wire, cuts)
+    return best, tries
+
+
+def minimize(paths: list[str], timeout: float = 5.0, budget: float = 30.0, write: bool = True,
+             targets: dict[str, Target] | None = None,
+             on_done: Callable[[Minimized], None] = lambda m: None) -> list[Minimized]:
+    """Shrink every fixture under ``paths`` again against its recorded target, as installed now."""
+    entries = load_corpus(paths)
+    if targets is None:
+        targets = {t.name: t for t in (PLAIN, *SELFTEST)}
+        if any(name not in targets for e in entries for name, _ in diverging(e.fixture)):
+            targets = builtin_targets({name for e in entries for name, _ in diverging(e.fixture)})
+    done = []
+    for entry in entries:
+        result = _minimize_one(entry, targets, timeout, budget, write)
+        on_done(result)
+        done.append(result)
+    return done
+
+
+def _minimize_one(entry: Entry, targets: dict[str, Target], timeout: float, budget: float,
+                  write: bool) -> Minimized:
+    fixture, path = entry.fixture, entry.path
+    recorded = diverging(fixture)
+    if not recorded:
+        return Minimized("skipped", path, detail="records no divergence to keep")
+    name, kind = recorded[0]
+    target = targets.get(name)
+    if target is None or name == REFERENCE_NAME:
+        return Minimized("skipped", path, name, kind, detail="not an installed built-in target")
+    case = fixture.case
+
+    def kinds(candidate: Case) -> tuple[set[str], Observation, list[Divergence]]:
+        if kind in ISOLATED_KINDS:
+            # It killed its process once: each try runs in a child, or the first would end this one.
+            result = observe_isolated(target, candidate, None, timeout)
+            if isinstance(result, Divergence):
+                return {result.kind}, Observation(), [result]
+            observation = result
+        else:
+            observation = observe(target, candidate, None, timeout)
+        found = compare(candidate.expected, observation, target, expected_events(candidate))
+        return {d.kind for d in found}, observation, found
+
+    if kind not in kinds(case)[0]:
+        return Minimized("fixed", path, name, kind, case.size, detail=fixed_text(fixture, name, target.version))
+    smaller, tries = shrink(case, lambda c: kind in kinds(c)[0], time.monotonic() + budget)
+    if smaller.size >= case.size:
+        return Minimized("minimal", path, name, kind, case.size, case.size, tries=tries)
+    if write:
+        _, observation, found = kinds(smaller)
+        divergence = next(d for d in found if d.kind == kind)
+        write_atomic(path, dumps(_shrunk_fixture(fixture, smaller, target, divergence, observation, case)))
+    return Minimized("shrunk", path, name, kind, case.size, smaller.size, tries=tries)
+
+
+def _shrunk_fixture(fixture: Fixture, case: Case, target: Target, divergence: Divergence,
+                    observation: Observation, before: Case) -> Fixture:
+    observed = dict(fixture.observed)
+    # A death has no observation of its own: it is what the target did (as the supervisor records it).
+    seen = {divergence.kind: divergence.detail} if divergence.kind in ISOLATED_KINDS else observation.to_json()
+    observed[target.name] = {**observed[target.name], "detail": divergence.detail,
+                             "observation": seen, "level": target.level, "version": target.version}
+    found: dict[str, Any] = {**{k: v for k, v in fixture.found.items() if k != "unshrunk"}, "minimized": {
+        "by": "toolfuzz corpus minimize", "toolfuzz": __version__, "version": target.version,
+        "from": {"calls": before.size[0], "reads": before.size[1], "bytes": before.size[2]}}}
+    description = fixture.description
+    if description.startswith(KINDS[divergence.kind]):  # written by a run: its detail is now the new one's
+        description = f"{KINDS[divergence.kind]}. {divergence.detail}"
+    return replace(fixture, case=case, observed=observed, found=found, description=description)
+
+
+# -- check -------------------------------------------------------------------
+
+#: The classes of :func:`check`, in the order it prints them.
+CLASSES = ("reference disagrees", "must fail, passes", "new", "changed", "still failing", "fixed", "skipped")
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    report: Report
+    #: class -> cells, in CLASSES order; the reference's agreeing cells and plain ``ok`` cells are not listed.
+    classes: dict[str, list[Cell]] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when the reference disagrees with a fixture or a self-test fixture no longer fails; else 0."""
+        return 1 if self.classes["reference disagrees"] or self.classes["must fail, passes"] else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "toolfuzz": __version__,
+            "fixtures": len(self.report.fixtures),
+            "classes": {name: [_cell_json(c) for c in cells] for name, cells in self.classes.items()},
+            "exit": self.exit_code,
+        }
+
+
+def _cell_json(cell: Cell) -> dict[str, Any]:
+    doc = cell.to_json()
+    doc["statement"] = cell.fixture.fixture.statement or None
+    if cell.verdict == "fixed":
+        doc["fixed_in"] = fixed_in(cell)
+    return doc
+
+
+def classify(cell: Cell, selftest: set[str]) -> str | None:
+    if cell.target == REFERENCE_NAME:
+        return "reference disagrees" if cell.unexpected else None
+    if cell.verdict == "unexpected":
+        return "new"
+    if cell.verdict == "fixed":
+        return "must fail, passes" if cell.target in selftest else "fixed"
+    return {"still fails": "still failing", "changed": "changed", "skipped": "skipped"}.get(cell.verdict)
+
+
+def check(paths: list[str], given: list[Target] | None = None, timeout: float = 5.0) -> CheckReport:
+    """Replay every fixture under ``paths`` and sort what each recorded target does now."""
+    report = replay(load_fixtures(paths), given, timeout)
+    selftest = {t.name for t in SELFTEST}  # mutants: each of their fixtures must fail
+    classes: dict[str, list[Cell]] = {name: [] for name in CLASSES}
+    for cell in report.cells:
+        name = classify(cell, selftest)
+        if name is not None:
+            classes[name].append(cell)
+    return CheckReport(report, classes)
+
+
+def render_check(result: CheckReport) -> str:
+    lines = []
+    for name in CLASSES:
+        cells = result.classes[name]
+        lines.append(f"{name}: {len(cells)}")
+        for c in cells:
+            shown = next((d for d in c.divergences if d.kind == c.recorded_kind), None) or (
+                c.divergences[0] if c.divergences else None)
+            what = fixed_in(c) if c.verdict == "fixed" else (
+                f"{shown.kind}: {shown.detail}" if shown else c.detail or c.state)
+            if name in ("changed", "must fail, passes") and c.recorded_kind:
+                what += f" (recorded: {c.recorded_kind})"
+            lines.append(_one_line(f"  {c.target}  {c.fixture.path}  {what}"))
+            if c.fixture.fixture.statement:
+                lines.append(_one_line(f"    {c.fixture.fixture.statement}"))
+    agree = len(result.report.fixtures) - len(result.classes["reference disagrees"])
+    lines.append("")
+    lines.append(("FAIL" if result.exit_code else "pass") +
+                 f": {len(result.report.fixtures)} fixtures, the reference agrees with {agree}")
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    text = _safe_text(" ".join(text.split()))
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -1,0 +1,80 @@
+"""Findings on disk: one fixture file per signature, written atomically, the smallest kept."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import re
+from pathlib import Path
+from typing import Any
+
+from toolfuzz import __version__
+from toolfuzz.judge.child import ISOLATED_KINDS
+from toolfuzz.judge.compare import KINDS
+from toolfuzz.corpus.fixtures import Fixture, FixtureError, dumps, load, write_atomic
+from toolfuzz.engine.search import Finding
+
+__all__ = ["fixture_for", "path_for", "save", "save_fixture"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+def _slug(text: str, limit: int = 80) -> str:
+    slug = _UNSAFE.sub("-", text).strip("-") or "target"
+    if len(slug) > limit:
+        digest = hashlib.sha1(text.encode()).hexdigest()[:8]
+        slug = f"{slug[: limit - 9]}-{digest}"
+    return slug
+
+
+def path_for(root: Path, finding: Finding) -> Path:
+    """``<root>/<target>/<kind>--<features>.json``: a person can tell what it is from the name."""
+    features = "+".join(sorted(finding.features)) or "plain"
+    return root / _slug(finding.target.name) / f"{finding.divergence.kind}--{_slug(features, 120)}.json"
+
+
+def fixture_for(finding: Finding) -> Fixture:
+    target = finding.target
+    kind = finding.divergence.kind
+    # What a target that took its process down did is the death, not an empty list of calls.
+    died = kind in ISOLATED_KINDS
+    observed: dict[str, Any] = {
+        target.name: {
+            "verdict": "diverges",
+            "kind": kind,
+            "detail": finding.divergence.detail,
+            "observation": {kind: finding.divergence.detail} if died else finding.observation.to_json(),
+            "level": target.level,
+            "version": target.version,
+        }
+    }
+    found = {
+        "by": "toolfuzz run",
+        "signature": finding.signature,
+        "seed": finding.seed,
+        "toolfuzz": __version__,
+        "python": platform.python_version(),
+        "versions": {target.name: target.version} if target.version else {},
+    }
+    if finding.unshrunk:
+        found["unshrunk"] = True
+    return Fixture(case=finding.case, name=f"{target.name}: {kind}", found=found, observed=observed,
+                   description=f"{KINDS[kind]}. {finding.divergence.detail}")
+
+
+def save(root: Path, finding: Finding) -> tuple[Path, str]:
+    """Write the finding's fixture unless one as small is already there; say which happened."""
+    return save_fixture(path_for(root, finding), fixture_for(finding))
+
+
+def save_fixture(path: Path, fixture: Fixture) -> tuple[Path, str]:
+    """Write ``fixture`` at ``path`` unless one as small is already there: ``written`` or ``kept``."""
+    if path.exists():
+        try:
+            old = load(path)
+        except FixtureError:
+            old = None  # an unreadable file is replaced, not trusted
+        if old is not None and old.case.size <= fixture.case.size:
+            return path, "kept"
+    write_atomic(path, dumps(fixture))
+    return path, "written"

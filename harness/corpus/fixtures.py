@@ -1,0 +1,394 @@
+"""The fixture file: one case, self-contained, as one diff-friendly JSON document.
+
+Layout (``"format": "toolfuzz-fixture/1"``)::
+
+    {
+      "format": "toolfuzz-fixture/1",
+      "name": "two-calls-interleaved",         # a person's name for the case
+      "description": "...",                     # what it shows, one paragraph
+      "statement": "...",                       # optional: what goes wrong for a user of the library, one line
+      "dialect": "openai-chat",
+      "features": ["openai", "interleaved"],    # profiles and transport variants
+      "tools": [{"name": ..., "parameters": {...}}],
+      "limits": {"max_events": ..., "max_argument_bytes": ..., "max_stream_bytes": ...},
+      "wire": {"encoding": "utf-8", "lines": ["data: {...}\\n", "\\n", ...], "cuts": [17, 40]},
+      "expected": {"calls": [...], "error": null},
+      "events": [{"event": "message", "data": "...", "id": ""}],  # optional: the SSE events, by construction
+      "observed": {"<target>": {...}},          # what each target made of it
+      "found": {"by": "hand", ...}              # how the case was found
+    }
+
+The wire is kept as readable lines (each with its own line ending) when the
+bytes are UTF-8, and as base64 otherwise.  ``cuts`` are byte offsets into the
+wire where one network read ends and the next begins; a cut may fall inside
+a multibyte character, which is the point.  ``limits`` may be left out for
+the defaults.
+
+Fixture files are inputs from strangers: loading one never evaluates
+anything, and every problem is one :class:`FixtureError` naming the file and
+the field.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolfuzz.vocabulary import DIALECTS, STATUSES, Call, Case, Limits, Outcome, SSEEvent, StreamError, Tool
+
+__all__ = [
+    "FORMAT",
+    "MAX_FIXTURE_BYTES",
+    "Fixture",
+    "FixtureError",
+    "load",
+    "loads",
+    "dumps",
+    "write_atomic",
+    "iter_fixture_paths",
+    "outcome_from_json",
+]
+
+FORMAT = "toolfuzz-fixture/1"
+#: A fixture is a small reproducer; anything larger is refused before parsing
+#: so that a hostile file cannot make the loader hold gigabytes.
+MAX_FIXTURE_BYTES = 64 * 1024 * 1024
+
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+class FixtureError(ValueError):
+    """A fixture file that cannot be used, with the file and the field at fault."""
+
+    def __init__(self, source: str, field: str, message: str) -> None:
+        self.source, self.field, self.message = source, field, message
+        where = f"{source}: {field}" if field else source
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Fixture:
+    case: Case
+    name: str
+    description: str = ""
+    observed: dict[str, Any] = field(default_factory=dict)
+    found: dict[str, Any] = field(default_factory=lambda: {"by": "hand"})
+    #: What goes wrong for a user of the library, one line written by a person; optional.
+    statement: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        case = self.case
+        doc: dict[str, Any] = {
+            "format": FORMAT,
+            "name": self.name,
+            "description": self.description,
+            "dialect": case.dialect,
+            "features": list(case.features),
+            "tools": [t.to_json() for t in case.tools],
+            "wire": _wire_to_json(case.wire, case.cuts),
+            "expected": case.expected.to_json(),
+            "observed": self.observed,
+            "found": self.found,
+        }
+        if case.limits != Limits():
+            doc["limits"] = case.limits.to_json()
+        if case.events is not None:
+            doc["events"] = [e.to_json() for e in case.events]
+        if self.statement:
+            doc["statement"] = self.statement
+        return doc
+
+
+def _wire_to_json(wire: bytes, cuts: tuple[int, ...]) -> dict[str, Any]:
+    try:
+        wire.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"encoding": "base64", "data": base64.b64encode(wire).decode("ascii"), "cuts": list(cuts)}
+    lines = [m.decode("utf-8") for m in _LINE.findall(wire)]
+    return {"encoding": "utf-8", "lines": lines, "cuts": list(cuts)}
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dumps(fixture: Fixture) -> str:
+    # ensure_ascii=False keeps non-ASCII readable; json (not orjson) because
+    # arguments may hold integers past 64 bits.  What a target observed may
+    # hold lone UTF-16 halves (a library that never joined them): those
+    # cannot be UTF-8, so they are written as \uXXXX escapes, which read back
+    # as the same string.  Surrogates only ever occur inside JSON strings.
+    text = json.dumps(fixture.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never half.
+
+    Text is written as UTF-8 with LF line ends; bytes as they are.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(raw)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def iter_fixture_paths(paths: list[str]) -> list[Path]:
+    """Expand files and folders into fixture files (``*.json``, sorted, recursively)."""
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.extend(sorted(q for q in p.rglob("*.json") if q.is_file()))
+        else:
+            found.append(p)
+    return found
+
+
+def load(path: str | os.PathLike[str]) -> Fixture:
+    source = str(path)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_FIXTURE_BYTES + 1)
+    except OSError as e:
+        raise FixtureError(source, "", f"cannot read: {e.strerror or e}") from None
+    if len(raw) > MAX_FIXTURE_BYTES:
+        raise FixtureError(source, "", f"larger than {MAX_FIXTURE_BYTES} bytes; not a fixture")
+    return loads(raw, source)
+
+
+def _reject_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise ValueError(f"{_short(text)} is not a finite number")
+    return value
+
+
+#: Python refuses to convert integers longer than this (sys.int_info.default_max_str_digits).
+_MAX_DIGITS = 4300
+_LONG_DIGITS = re.compile(r"\d{%d,}" % (_MAX_DIGITS + 1))
+
+
+def _too_long_number(text: str) -> str:
+    # json's own message for this names no place and advises a global setting; say where it is instead.
+    m = _LONG_DIGITS.search(text)
+    if m is None:
+        return "a number is too long"
+    line = text.count("\n", 0, m.start()) + 1
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return f"a number of {m.end() - m.start()} digits at line {line} column {column}; no fixture field needs one"
+
+
+def loads(raw: bytes | str, source: str = "<fixture>") -> Fixture:
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise FixtureError(source, "", f"not UTF-8 (byte {e.start})") from None
+    try:
+        doc = json.loads(raw, parse_constant=_reject_constant, parse_float=_finite)
+    except RecursionError:
+        raise FixtureError(source, "", "nested too deeply to be a fixture") from None
+    except ValueError as e:
+        if "integer string conversion" in str(e):
+            raise FixtureError(source, "", _too_long_number(raw)) from None
+        raise FixtureError(source, "", f"not JSON: {_short(str(e), 300)}") from None
+    return _Reader(source).fixture(doc)
+
+
+class _Reader:
+    """Validates a parsed fixture document field by field."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, path: str, message: str) -> FixtureError:
+        return FixtureError(self.source, path, message)
+
+    def typed(self, value: Any, kind: type | tuple[type, ...], path: str, what: str) -> Any:
+        # bool is an int to Python but never a count or an offset to us.
+        if isinstance(value, bool) and kind is int:
+            raise self.fail(path, f"must be {what}, not a boolean")
+        if not isinstance(value, kind):
+            raise self.fail(path, f"must be {what}, not {_json_type(value)}")
+        return value
+
+    def get(self, obj: dict[str, Any], key: str, kind: type | tuple[type, ...], path: str, what: str,
+            default: Any = ...) -> Any:
+        if key not in obj:
+            if default is ...:
+                raise self.fail(_join(path, key), "missing")
+            return default
+        return self.typed(obj[key], kind, _join(path, key), what)
+
+    def fixture(self, doc: Any) -> Fixture:
+        self.typed(doc, dict, "", "a JSON object")
+        fmt = self.get(doc, "format", str, "", "a string")
+        if fmt != FORMAT:
+            raise self.fail("format", f"unsupported format {fmt[:80]!r}; this toolfuzz reads {FORMAT!r}")
+        name = self.get(doc, "name", str, "", "a string")
+        description = self.get(doc, "description", str, "", "a string", "")
+        dialect = self.get(doc, "dialect", str, "", "a string", "openai-chat")
+        if dialect not in DIALECTS:
+            raise self.fail("dialect", f"must be one of {', '.join(DIALECTS)}, not {_short(dialect)!r}")
+        features = self.get(doc, "features", list, "", "a list of strings", [])
+        for i, f in enumerate(features):
+            self.typed(f, str, f"features[{i}]", "a string")
+        tools = self.tools(self.get(doc, "tools", list, "", "a list of tools", []))
+        limits = self.limits(doc.get("limits"))
+        reads = self.wire(self.get(doc, "wire", dict, "", "an object"))
+        expected = self.outcome(self.get(doc, "expected", dict, "", "an object"), "expected")
+        observed = self.get(doc, "observed", dict, "", "an object", {})
+        for key, value in observed.items():
+            self.typed(value, dict, f"observed.{_key(key)}", "an object")
+        found = self.get(doc, "found", dict, "", "an object", {"by": "hand"})
+        statement = self.get(doc, "statement", str, "", "a string", "")
+        events = self.events(self.get(doc, "events", list, "", "a list of events")) if "events" in doc else None
+        case = Case(reads=reads, expected=expected, tools=tools, limits=limits,
+                    dialect=dialect, features=tuple(features), events=events)
+        return Fixture(case=case, name=name, description=description, observed=observed, found=found,
+                       statement=statement)
+
+    def events(self, items: list[Any]) -> tuple[SSEEvent, ...]:
+        out = []
+        for i, item in enumerate(items):
+            path = f"events[{i}]"
+            self.typed(item, dict, path, "an object")
+            out.append(SSEEvent(data=self.get(item, "data", str, path, "a string"),
+                                event=self.get(item, "event", str, path, "a string", "message"),
+                                id=self.get(item, "id", str, path, "a string", "")))
+        return tuple(out)
+
+    def tools(self, items: list[Any]) -> tuple[Tool, ...]:
+        out = []
+        for i, item in enumerate(items):
+            path = f"tools[{i}]"
+            self.typed(item, dict, path, "an object")
+            name = self.get(item, "name", str, path, "a string")
+            params = self.get(item, "parameters", dict, path, "a JSON schema object", {"type": "object"})
+            out.append(Tool(name=name, parameters=params))
+        return tuple(out)
+
+    def limits(self, value: Any) -> Limits:
+        if value is None:
+            return Limits()
+        self.typed(value, dict, "limits", "an object")
+        kwargs = {}
+        for key in ("max_events", "max_argument_bytes", "max_stream_bytes"):
+            if key in value:
+                n = self.typed(value[key], int, f"limits.{key}", "a positive integer")
+                if n < 1:
+                    raise self.fail(f"limits.{key}", "must be a positive integer")
+                kwargs[key] = n
+        unknown = sorted(set(value) - {"max_events", "max_argument_bytes", "max_stream_bytes"})
+        if unknown:
+            raise self.fail(f"limits.{_key(unknown[0])}", "unknown bound")
+        return Limits(**kwargs)
+
+    def wire(self, wire: dict[str, Any]) -> tuple[bytes, ...]:
+        encoding = self.get(wire, "encoding", str, "wire", "a string")
+        if encoding == "utf-8":
+            lines = self.get(wire, "lines", list, "wire", "a list of strings")
+            if not all(type(line) is str for line in lines):  # one pass before naming the culprit
+                i = next(i for i, line in enumerate(lines) if type(line) is not str)
+                self.typed(lines[i], str, f"wire.lines[{i}]", "a string")
+            try:
+                data = "".join(lines).encode("utf-8")
+            except UnicodeEncodeError as e:
+                i = next(i for i, line in enumerate(lines) if _LONE_SURROGATE.search(line))
+                raise self.fail(f"wire.lines[{i}]", "holds a lone surrogate; use base64") from e
+        elif encoding == "base64":
+            text = self.get(wire, "data", str, "wire", "a base64 string")
+            try:
+                data = base64.b64decode(text.encode("ascii"), validate=True)
+            except (binascii.Error, UnicodeEncodeError):
+                raise self.fail("wire.data", "is not valid base64") from None
+        else:
+            raise self.fail("wire.encoding", f"must be 'utf-8' or 'base64', not {encoding[:40]!r}")
+        cuts = self.get(wire, "cuts", list, "wire", "a list of byte offsets", [])
+        previous = 0
+        for i, cut in enumerate(cuts):
+            # The field's name is built only for the cut at fault: a wire may have a million cuts.
+            if type(cut) is not int:
+                self.typed(cut, int, f"wire.cuts[{i}]", "a byte offset")
+            if not previous <= cut <= len(data):
+                raise self.fail(f"wire.cuts[{i}]", f"offset {_short(str(cut))} is outside {previous}..{len(data)} "
+                                                   "(cuts ascend within the wire)")
+            previous = cut
+        bounds = [0, *cuts, len(data)]
+        return tuple(data[a:b] for a, b in zip(bounds, bounds[1:]))
+
+    def outcome(self, obj: dict[str, Any], path: str) -> Outcome:
+        calls_json = self.get(obj, "calls", list, path, "a list of calls")
+        calls = []
+        for i, c in enumerate(calls_json):
+            cp = _join(path, f"calls[{i}]")
+            self.typed(c, dict, cp, "an object")
+            status = self.get(c, "status", str, cp, "a string")
+            if status not in STATUSES:
+                raise self.fail(f"{cp}.status", f"must be one of {', '.join(STATUSES)}, not {status[:40]!r}")
+            calls.append(Call(
+                choice=self.get(c, "choice", int, cp, "an integer"),
+                index=self.get(c, "index", int, cp, "an integer"),
+                id=self.get(c, "id", (str, type(None)), cp, "a string or null"),
+                name=self.get(c, "name", (str, type(None)), cp, "a string or null"),
+                arguments=self.get(c, "arguments", str, cp, "a string"),
+                status=status,
+            ))
+        error = None
+        if obj.get("error") is not None:
+            ep = _join(path, "error")
+            e = self.get(obj, "error", dict, path, "an object or null")
+            error = StreamError(code=self.get(e, "code", str, ep, "a string"),
+                                message=self.get(e, "message", str, ep, "a string", ""))
+        return Outcome(calls=tuple(calls), error=error)
+
+
+def outcome_from_json(obj: Any, source: str = "<outcome>") -> Outcome:
+    """Validate and build an outcome from its canonical JSON form."""
+    reader = _Reader(source)
+    reader.typed(obj, dict, "", "an object")
+    return reader.outcome(obj, "")
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """The two ends of a long text: an error message quotes, it does not copy."""
+    return text if len(text) <= limit else f"{text[:limit // 2]}...{text[-(limit // 2):]}"
+
+
+def _key(key: str) -> str:
+    """A key from the file as part of a field name: shortened, on one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in _short(key))
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            int: "an integer", float: "a number"}.get(type(value), type(value).__name__)

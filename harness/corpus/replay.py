@@ -1,0 +1,499 @@
+"""Replaying fixture files against targets: a matrix of fixtures by targets, and what each cell means.
+
+Every fixture is run on the reference (which must agree with the expected
+outcome, or the fixture itself is wrong) and on a set of targets: the ones
+given with ``--target``, or else the built-in targets the fixture records in
+``observed``.  A recorded target that is not run is a *skipped* cell, never
+an error: a fixture found in somebody's library travels without the library.
+
+A cell's *verdict* says whether it is what the fixture leads us to expect:
+
+* ``ok``          agrees, and nothing else was recorded;
+* ``fixed``       recorded as diverging, now agrees (a library fixed its bug);
+* ``still fails`` recorded as diverging, still diverges with the recorded kind;
+* ``changed``     recorded as diverging, still diverges, but no longer with the
+  recorded kind;
+* ``unexpected``  diverges (or raises, times out, is blocked) and was not
+  recorded as diverging; on the reference, anything but agreement.
+* ``skipped``     recorded but not run.
+
+Only ``unexpected`` cells fail a replay.  The reference is never excused by
+a recorded divergence: a fixture it disagrees with is a fixture to fix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolfuzz import __version__
+from toolfuzz.judge.compare import Divergence, compare
+from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.errors import UsageError
+from toolfuzz.corpus.fixtures import Fixture, FixtureError, iter_fixture_paths, load
+from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
+from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.targets.base import Target
+from toolfuzz.targets.reference import ASSEMBLERS
+from toolfuzz.targets.registry import REFERENCE, REFERENCE_SSE, builtin_targets
+
+__all__ = ["VERDICTS", "Loaded", "Cell", "Report", "load_fixtures", "replay", "state_of"]
+
+REFERENCE_NAME = REFERENCE.name
+VERDICTS = ("ok", "fixed", "still fails", "changed", "unexpected", "skipped")
+#: What a cell did, from the first divergence kind: these kinds have their own word.
+_STATE_OF_KIND = {"blocked_action": "blocked", "timed_out": "timeout", "raised": "raises"}
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A fixture file, loaded and checked, with the label its matrix row shows."""
+
+    path: Path
+    fixture: Fixture
+    label: str = ""
+
+    def recorded(self, target: str) -> tuple[bool, str | None]:
+        """Whether ``target`` is recorded as diverging on this fixture, and with which kind."""
+        entry = self.fixture.observed.get(target) or {}
+        return entry.get("verdict") == "diverges", entry.get("kind")
+
+
+@dataclass(frozen=True)
+class Cell:
+    fixture: Loaded
+    target: str
+    state: str  # ok | diverges | raises | timeout | blocked | skipped
+    verdict: str  # one of VERDICTS
+    divergences: tuple[Divergence, ...] = ()
+    recorded: bool = False
+    recorded_kind: str | None = None
+    reason: str = ""  # why a cell was skipped
+    seconds: float = 0.0
+    version: str = ""  # of the target as it ran
+
+    @property
+    def kind(self) -> str | None:
+        return self.divergences[0].kind if self.divergences else None
+
+    @property
+    def detail(self) -> str:
+        return self.divergences[0].detail if self.divergences else self.reason
+
+    @property
+    def unexpected(self) -> bool:
+        return self.verdict == "unexpected"
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "fixture": str(self.fixture.path),
+            "target": self.target,
+            "state": self.state,
+            "verdict": self.verdict,
+            "kind": self.kind,
+            "detail": self.detail or None,
+            "divergences": [{"kind": d.kind, "detail": d.detail} for d in self.divergences],
+        }
+        if self.recorded:
+            # The question a reader of a recorded finding asks: is it still there?
+            doc["recorded"] = {"kind": self.recorded_kind,
+                               "reproduces": self.verdict == "still fails",
+                               "fixed": self.verdict == "fixed"}
+            version = recorded_version(self.fixture.fixture, self.target)
+            if version:
+                doc["recorded"]["version"] = version
+            if self.verdict == "fixed":
+                doc["fixed_in"] = fixed_in(self)
+        return doc
+
+
+@dataclass(frozen=True)
+class Report:
+    fixtures: tuple[Loaded, ...]
+    #: Column order: the reference first, then the targets as they first appear.
+    targets: tuple[str, ...]
+    cells: tuple[Cell, ...]
+    #: name -> (level, version) for the targets that ran.
+    levels: dict[str, tuple[str, str]]
+
+    def cell(self, fixture: Loaded, target: str) -> Cell | None:
+        for c in self.cells:
+            if c.fixture is fixture and c.target == target:
+                return c
+        return None
+
+    def counts(self) -> dict[str, int]:
+        counts = {v: 0 for v in VERDICTS}
+        for c in self.cells:
+            counts[c.verdict] += 1
+        return counts
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(c.unexpected for c in self.cells) else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "toolfuzz": __version__,
+            "fixtures": [{"path": str(f.path), "name": f.fixture.name, "label": f.label,
+                          "statement": f.fixture.statement or None} for f in self.fixtures],
+            "targets": [{"name": t, "level": self.levels[t][0] if t in self.levels else None,
+                         "version": self.levels[t][1] if t in self.levels else None} for t in self.targets],
+            "cells": [c.to_json() for c in self.cells],
+            "summary": {**self.counts(), "exit": self.exit_code},
+        }
+
+
+def state_of(divergences: list[Divergence]) -> str:
+    if not divergences:
+        return "ok"
+    return _STATE_OF_KIND.get(divergences[0].kind, "diverges")
+
+
+def recorded_version(fixture: Fixture, target: str) -> str:
+    """The version of ``target`` a fixture was recorded with (``observed``, else ``found.versions``), or ``""``."""
+    version = (fixture.observed.get(target) or {}).get("version")
+    versions = fixture.found.get("versions")
+    if not version and isinstance(versions, dict):
+        version = versions.get(target)
+    return version if isinstance(version, str) else ""
+
+
+def fixed_in(cell: Cell) -> str:
+    """``fixed in <target> <version it ran as> (recorded on <version>)``: what a fixed cell tells a maintainer."""
+    return fixed_text(cell.fixture.fixture, cell.target, cell.version)
+
+
+def fixed_text(fixture: Fixture, target: str, version: str) -> str:
+    recorded = recorded_version(fixture, target)
+    return f"fixed in {target} {version or '(unversioned)'}" + (f" (recorded on {recorded})" if recorded else "")
+
+
+# -- loading -----------------------------------------------------------------
+
+def load_fixtures(paths: list[str]) -> list[Loaded]:
+    """Every fixture under ``paths``, loaded and checked before anything runs; one UsageError for the first bad one."""
+    found: list[Path] = []
+    seen: set[str] = set()
+    for given in paths:
+        expanded = iter_fixture_paths([given])
+        if not expanded:
+            raise UsageError(f"{given}: no *.json fixture files in this folder")
+        for p in expanded:
+            key = os.path.realpath(p)
+            if key not in seen:  # a file given twice, or inside a folder also given, runs once
+                seen.add(key)
+                found.append(p)
+    loaded = []
+    for path in found:
+        try:
+            fixture = load(path)
+            _check(path, fixture)
+        except FixtureError as e:
+            raise UsageError(str(e)) from None
+        loaded.append(Loaded(path, fixture))
+    return _labelled(loaded)
+
+
+def _check(path: Path, fixture: Fixture) -> None:
+    """What loading leaves to its users: tool schemas that compile, and recorded verdicts we can read."""
+    try:
+        # Also imports whatever schema validation needs now, before any target
+        # runs under the audit hook that refuses writes (a first import may
+        # write a bytecode cache).
+        ASSEMBLERS[fixture.case.dialect](fixture.case.tools, fixture.case.limits, events=False)
+    except ValueError as e:
+        raise FixtureError(str(path), "tools", str(e)) from None
+    for target, entry in fixture.observed.items():
+        for key in ("verdict", "kind"):
+            if key in entry and not isinstance(entry[key], str):
+                raise FixtureError(str(path), f"observed.{target}.{key}", "must be a string")
+
+
+MAX_LABEL = 44
+
+
+def _labelled(loaded: list[Loaded]) -> list[Loaded]:
+    """Row labels: the fixture's name, or its path when names repeat, shortened in the middle to fit."""
+    names = [f.fixture.name for f in loaded]
+    repeated = {n for n in names if names.count(n) > 1}
+    base = _common_parent([f.path for f in loaded])
+    out, taken = [], set()
+    for f in loaded:
+        label = f.fixture.name.strip() or f.path.stem
+        if f.fixture.name in repeated or not f.fixture.name.strip():
+            label = _relative(f.path, base)
+        # A newline must not break the matrix, nor an escape sequence reach the terminal.
+        label = _safe_text(" ".join(label.split()))
+        label = shorten(label, MAX_LABEL)
+        unique, n = label, 2
+        while unique in taken:
+            unique, n = f"{label} ({n})", n + 1
+        taken.add(unique)
+        out.append(Loaded(f.path, f.fixture, unique))
+    return out
+
+
+def shorten(text: str, width: int) -> str:
+    """Cut the middle out: both ends of a fixture name tell cases apart (target, kind, features)."""
+    if len(text) <= width:
+        return text
+    head = (width - 3) // 2
+    return text[:head] + "..." + text[len(text) - (width - 3 - head):]
+
+
+def _common_parent(paths: list[Path]) -> Path | None:
+    try:
+        return Path(os.path.commonpath([p.resolve().parent for p in paths])) if paths else None
+    except ValueError:  # different drives
+        return None
+
+
+def _relative(path: Path, base: Path | None) -> str:
+    resolved = path.resolve()
+    if base is not None:
+        try:
+            return str(resolved.relative_to(base).with_suffix(""))
+        except ValueError:
+            pass
+    return str(path.with_suffix(""))
+
+
+# -- running -----------------------------------------------------------------
+
+def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: float = 5.0) -> Report:
+    """Run every fixture on the reference and its targets; ``given`` replaces the recorded built-in targets."""
+    builtins = builtin_targets({name for loaded in fixtures for name in loaded.fixture.observed}
+                               if given is None else ())
+    columns: list[str] = [REFERENCE_NAME]
+    levels: dict[str, tuple[str, str]] = {REFERENCE_NAME: ("bytes", __version__)}
+    cells: list[Cell] = []
+    for loaded in fixtures:
+        case = loaded.fixture.case
+        if given is not None:
+            runs = [t for t in given if t.name != REFERENCE_NAME]
+        else:
+            runs = [builtins[name] for name in loaded.fixture.observed
+                    if name in builtins and name != REFERENCE_NAME]
+        runs = [t for t in runs if case.dialect in t.dialects]  # a target runs only on the dialects it lists
+        payloads = chunks_of(case)
+        cells.append(_reference_cell(loaded, timeout))
+        for target in runs:
+            divergences, seconds = _run_cell(loaded, target, payloads, timeout)
+            cells.append(_cell(loaded, target.name, divergences, seconds, target.version))
+            levels.setdefault(target.name, (target.level, target.version))
+        ran = {REFERENCE_NAME} | {t.name for t in runs}
+        for name in loaded.fixture.observed:
+            if name not in ran:
+                reason = ("not in this run's --target" if given is not None or name in builtins
+                          else "not a built-in target; give it with --target to run it")
+                recorded, kind = loaded.recorded(name)
+                cells.append(Cell(loaded, name, "skipped", "skipped", recorded=recorded, recorded_kind=kind,
+                                  reason=reason))
+        for c in cells:
+            if c.fixture is loaded and c.target not in columns:
+                columns.append(c.target)
+    return Report(tuple(fixtures), tuple(columns), tuple(cells), levels)
+
+
+def _run_cell(loaded: Loaded, target: Target, payloads: list[bytes], timeout: float) -> tuple[list[Divergence], float]:
+    """Run one target on one fixture; one recorded as killing its process runs in a child (toolfuzz.judge.child)."""
+    case = loaded.fixture.case
+    if loaded.recorded(target.name)[1] in ISOLATED_KINDS:
+        started = time.perf_counter()
+        result = observe_isolated(target, case, payloads, timeout)
+        if isinstance(result, Divergence):
+            return [result], time.perf_counter() - started
+        observation = result
+    else:
+        observation = observe(target, case, payloads, timeout)
+    return compare(case.expected, observation, target, expected_events(case)), observation.seconds
+
+
+def _cell(loaded: Loaded, name: str, divergences: list[Divergence], seconds: float, version: str = "") -> Cell:
+    recorded, recorded_kind = loaded.recorded(name)
+    state = state_of(divergences)
+    if state == "ok":
+        verdict = "fixed" if recorded and name != REFERENCE_NAME else "ok"
+    elif name == REFERENCE_NAME or not recorded:
+        verdict = "unexpected"
+    elif recorded_kind is None or recorded_kind in {d.kind for d in divergences}:
+        verdict = "still fails"
+    else:
+        verdict = "changed"
+    return Cell(loaded, name, state, verdict, tuple(divergences), recorded, recorded_kind, seconds=seconds,
+                version=version)
+
+
+def _reference_cell(loaded: Loaded, timeout: float) -> Cell:
+    """The reference vouches for the fixture: its assembler judged as in a search, and its decoder on the events.
+
+    Both are contestants judged against what the fixture records: the
+    assembler on the whole expected outcome (it claims statuses and the
+    stream error, and gets the case's tools and bounds), the decoder on the
+    recorded events, when there are any.
+    """
+    case = loaded.fixture.case
+    observation = observe(REFERENCE, case, None, timeout)
+    divergences = compare(case.expected, observation, REFERENCE)
+    if case.events is not None:
+        decoded = observe(REFERENCE_SSE, case, None, timeout)
+        divergences += [dataclasses.replace(d, detail=f"reference decoder: {d.detail}")
+                        for d in compare(case.expected, decoded, REFERENCE_SSE, case.events)]
+    return _cell(loaded, REFERENCE_NAME, divergences, observation.seconds)
+
+
+# -- reporting ---------------------------------------------------------------
+
+MAX_DETAIL = 400
+LEGEND = (
+    ("ok", "agrees with the expected outcome"),
+    ("fixed", "recorded as diverging, now agrees"),
+    ("still fails", "recorded as diverging, still diverges as recorded"),
+    ("changed", "recorded as diverging, now diverges another way"),
+    ("DIVERGES k", "diverges with first kind k, and was not recorded: fails the replay"),
+    ("RAISES", "raised, not recorded: fails (TIMEOUT: ran past --timeout; BLOCKED: tried a forbidden action)"),
+    ("skipped", "recorded for the fixture but not run"),
+    ("-", "not run on this fixture"),
+)
+
+
+def cell_text(cell: Cell | None) -> str:
+    """Words, not symbols; capitals for the cells that fail the replay."""
+    if cell is None:
+        return "-"
+    what = cell.kind if cell.state == "diverges" else cell.state
+    if cell.verdict == "unexpected":
+        return f"DIVERGES {cell.kind}" if cell.state == "diverges" else cell.state.upper()
+    if cell.verdict in ("still fails", "changed"):
+        return f"{cell.verdict}: {what}"
+    return cell.verdict  # ok, fixed, skipped
+
+
+def render(report: Report, width: int = 120) -> str:
+    """The matrix, the legend, the details of every cell that is not plain ok, and a summary line.
+
+    Targets are numbered columns, named in a list above; when the columns are
+    wider than ``width`` the matrix is printed in blocks of columns, each
+    repeating the fixture names, rather than in lines a terminal folds.
+    """
+    index = {(id(c.fixture), c.target): c for c in report.cells}
+    headers = [str(n) for n in range(1, len(report.targets) + 1)]
+    rows = [[cell_text(index.get((id(f), t))) for t in report.targets] for f in report.fixtures]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    first = max([len("fixture")] + [len(f.label) for f in report.fixtures])
+    lines = ["targets:"]
+    for n, name in enumerate(report.targets, 1):
+        level, version = report.levels.get(name, (None, None))
+        about = f"{level}" + (f", {version}" if version else "") if level else "not run"
+        lines.append(f"  {n:>{len(headers[-1])}}  {_safe_text(name)}  ({about})")
+    for block in _blocks(widths, width - first - 2):
+        lines.append("")
+        lines.append("  ".join(["fixture".ljust(first)] + [headers[i].ljust(widths[i]) for i in block]).rstrip())
+        for f, row in zip(report.fixtures, rows):
+            lines.append("  ".join([f.label.ljust(first)] + [row[i].ljust(widths[i]) for i in block]).rstrip())
+    lines.append("")
+    lines.append("legend:")
+    lines.extend(f"  {word:<11}  {meaning}" for word, meaning in LEGEND)
+    notable = [c for c in report.cells if c.verdict in ("unexpected", "changed", "still fails", "fixed")]
+    if notable:
+        lines.append("")
+        lines.append("details:")
+        for c in notable:
+            text = f"{c.fixture.label} x {c.target}: {c.verdict}"
+            if c.divergences:
+                text += f": {c.kind}: {c.detail}"
+            if c.verdict == "fixed":
+                text = f"{c.fixture.label} x {c.target}: {fixed_in(c)}"
+            if c.verdict in ("changed", "fixed") and c.recorded_kind:
+                text += f" (recorded: {c.recorded_kind})"
+            text = _safe_text(" ".join(text.split()))
+            # A terminal folds a long detail line harmlessly; only a runaway one is cut.
+            lines.append("  " + (text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL - 3] + "..."))
+    stated = [f for f in report.fixtures if f.fixture.statement]
+    if stated:
+        lines.append("")
+        lines.append("statements:")
+        lines.extend("  " + _safe_text(" ".join(f"{f.label}: {f.fixture.statement}".split())) for f in stated)
+    lines.append("")
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def _blocks(widths: list[int], room: int) -> list[list[int]]:
+    """Column indices in groups whose cells fit in ``room`` characters (at least one column each)."""
+    blocks: list[list[int]] = [[]]
+    used = 0
+    for i, w in enumerate(widths):
+        if blocks[-1] and used + 2 + w > room:
+            blocks.append([])
+            used = 0
+        blocks[-1].append(i)
+        used += 2 + w
+    return blocks
+
+
+def summary(report: Report) -> str:
+    counts = report.counts()
+    parts = [f"{counts[v]} {v}" for v in VERDICTS if counts[v] or v in ("ok", "unexpected")]
+    result = "FAIL" if report.exit_code else "pass"
+    return (f"{result}: {len(report.fixtures)} fixture{'s' if len(report.fixtures) != 1 else ''} x "
+            f"{len(report.targets)} target{'s' if len(report.targets) != 1 else ''}, "
+            + ", ".join(parts))
+
+
+# -- JUnit XML ---------------------------------------------------------------
+
+# XML 1.0 cannot hold most control characters nor lone surrogates, a terminal
+# obeys escape sequences, and fixture names and a target's exception message
+# may contain anything: such characters are shown escaped.
+_UNSAFE = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _safe_text(text: str) -> str:
+    return _UNSAFE.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def junit_xml(report: Report) -> str:
+    """One testsuite per fixture, one testcase per target that ran or was skipped there.
+
+    Unexpected cells are failures; recorded divergences that still fail are
+    skipped with the reason (as pytest writes an expected failure), so the
+    XML fails exactly when the exit status does.
+    """
+    root = ET.Element("testsuites", name="toolfuzz replay")
+    totals = {"tests": 0, "failures": 0, "skipped": 0}
+    for f in report.fixtures:
+        cells = [c for c in report.cells if c.fixture is f]
+        suite = ET.SubElement(root, "testsuite", name=_safe_text(f.fixture.name), file=_safe_text(str(f.path)))
+        counts = {"tests": len(cells), "failures": 0, "errors": 0, "skipped": 0}
+        for c in cells:
+            case = ET.SubElement(suite, "testcase", classname=_safe_text(f.fixture.name), name=_safe_text(c.target),
+                                 time=f"{c.seconds:.3f}")
+            if c.verdict == "unexpected":
+                counts["failures"] += 1
+                failure = ET.SubElement(case, "failure", type=c.kind or c.state,
+                                        message=_safe_text(f"{c.state}: {c.kind}: {c.detail}"[:500]))
+                failure.text = _safe_text("\n".join(f"{d.kind}: {d.detail}" for d in c.divergences))
+            elif c.verdict in ("still fails", "changed", "skipped"):
+                counts["skipped"] += 1
+                reason = c.reason if c.verdict == "skipped" else f"{c.verdict} (recorded as diverging): {c.kind}"
+                ET.SubElement(case, "skipped", message=_safe_text(reason[:500]))
+            elif c.verdict == "fixed":
+                ET.SubElement(case, "system-out").text = _safe_text(
+                    f"{fixed_in(c)}: recorded as diverging ({c.recorded_kind}), now agrees")
+        for key, value in counts.items():
+            suite.set(key, str(value))
+        for key in totals:
+            totals[key] += counts[key]
+    for key, value in totals.items():
+        root.set(key, str(value))
+    root.set("errors", "0")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,47 @@
+"""``--shard I/N``: the jobs of a CI matrix split a run's work without talking to each other.
+
+The rule: list every (target, profile) pair, targets in the run's order and,
+within each target, profiles in the order ``toolfuzz profiles`` lists them
+(or the order of ``--profile``).  Pair number k (from 0) belongs to shard
+``k mod N + 1``.  A shard searches each of its profiles in turn with the
+targets that pair with it there.  Every pair is in exactly one shard, and
+the same arguments give every job the same split.
+"""
+
+from __future__ import annotations
+
+from toolfuzz.errors import UsageError
+from toolfuzz.engine.worker import Unit
+
+__all__ = ["parse_shard", "units_for"]
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    index, slash, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        raise UsageError(f"--shard {text}: expected I/N, two whole numbers such as 1/4") from None
+    if not slash or n < 1 or not 1 <= i <= n:
+        raise UsageError(f"--shard {text}: I must be between 1 and N")
+    return i, n
+
+
+def units_for(targets: list[str], profiles: list[str], shard: tuple[int, int] | None,
+              restricted: bool) -> list[Unit]:
+    """The units of work of one shard; with no shard, one unit of everything.
+
+    ``restricted`` says whether ``profiles`` came from ``--profile`` (else: every profile, which the
+    unsharded search draws from together rather than one at a time).
+    """
+    if shard is None:
+        return [Unit(tuple(profiles) if restricted else None, tuple(targets))]
+    index, count = shard
+    mine: dict[str, list[str]] = {}
+    k = 0
+    for target in targets:
+        for profile in profiles:
+            if k % count == index - 1:
+                mine.setdefault(profile, []).append(target)
+            k += 1
+    return [Unit((profile,), tuple(mine[profile])) for profile in profiles if profile in mine]

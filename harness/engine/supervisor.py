@@ -1,0 +1,324 @@
+"""``toolfuzz run --workers N``: worker processes that may die, and the one process that hears of findings.
+
+Each worker (:mod:`toolfuzz.engine.worker`) searches with its own seed.  The
+supervisor reads their pipes, hands every finding, whole, to its
+``on_finding`` (one process, so a signature is deduplicated in one place,
+by whoever writes findings), and watches them:
+
+* a worker that dies (a signal, an exit, MemoryError under the cap) is
+  replaced by a new one with a new seed, and the case it was on, read from
+  its in-flight file, becomes a finding of kind ``crash`` or ``memory`` for
+  the target named in its shared slot;
+* a worker whose target call has run past ``--timeout`` plus a grace (a loop
+  the time limit's signal cannot reach) is killed, and the case is a
+  ``hang``;
+* a target that killed :data:`MAX_DEATHS` workers is left out of the workers
+  started after that, so that one target cannot spend the night restarting
+  processes; the others go on;
+* a worker that cannot search (its strategies refuse the unit) or that dies
+  :data:`MAX_DEATHS` times outside any target ends the run with one error:
+  that is the harness failing, not a target.
+
+SIGINT and SIGTERM (through :meth:`Supervisor.stop`) ask every worker to stop
+at its next case; a worker that does not is killed after the grace.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+import time
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Any, Callable
+
+from toolfuzz.judge.compare import Divergence
+from toolfuzz.errors import UsageError
+from toolfuzz.judge.sandbox import Observation
+from toolfuzz.engine.search import SHRINK_GRACE, Finding, SearchStats
+from toolfuzz.judge.exits import death_of
+from toolfuzz.engine.worker import Unit, WorkerConfig, arrived, main as worker_main, preload_for
+from toolfuzz.targets.base import Target
+
+__all__ = ["Supervisor", "RunStats", "MAX_DEATHS", "derive_seed"]
+
+#: Deaths one target may cause before it is left out of new workers.
+MAX_DEATHS = 3
+#: Seconds a worker may take to load its targets before it is taken for stuck.
+STARTUP_LIMIT = 600
+
+
+def derive_seed(seed: int, worker: int, life: int) -> int:
+    """Worker 0's first life searches with the run's seed; every other (worker, life) with its own."""
+    return (seed + 7919 * worker + 104729 * life) % 2**32
+
+
+@dataclass
+class RunStats(SearchStats):
+    """The search's figures summed over every worker and every life of each."""
+
+    by_target: dict[str, int] = field(default_factory=dict)
+    workers: int = 1
+    restarts: int = 0
+    #: Targets left out after killing MAX_DEATHS workers.
+    quarantined: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Life:
+    number: int
+    life: int
+    seed: int
+    units: tuple[Unit, ...]
+    process: Any
+    conn: Any
+    current: Any
+    since: Any
+    inflight: Path
+    started: float = field(default_factory=time.monotonic)
+    #: Set by the worker's ``ready``: when it stops generating examples.
+    deadline: float | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+    done: bool = False
+    killed_for: str = ""
+    error: str = ""
+
+
+class Supervisor:
+    def __init__(self, *, targets: list[Target], specs: list[str], level: str, units: list[Unit], tools: str | None,
+                 dialect: str | None,
+                 max_examples: int, budget: float, seed: int, timeout: float, memory_cap: int | None, workers: int,
+                 state: Path, database: str | None, plain: frozenset[str],
+                 on_finding: Callable[[Finding], None] = lambda finding: None,
+                 on_note: Callable[[str], None] = lambda text: None,
+                 on_progress: Callable[[RunStats], None] = lambda stats: None) -> None:
+        self.targets = {t.name: t for t in targets}
+        self.names = tuple(t.name for t in targets)
+        self.specs, self.level, self.units, self.tools = tuple(specs), level, tuple(units), tools
+        self.dialect = dialect
+        self.max_examples, self.budget, self.seed, self.timeout = max_examples, budget, seed, timeout
+        self.memory_cap, self.workers, self.state, self.database = memory_cap, workers, state, database
+        self.plain = plain
+        self.on_finding, self.on_note, self.on_progress = on_finding, on_note, on_progress
+        #: A target call past timeout + grace is a hang; a worker asked to stop gets as long.
+        self.grace = max(1.0, timeout / 2)
+        self.stats = RunStats(workers=workers)
+        self.known: dict[tuple[str, str], list[frozenset[str]]] = {}
+        self.deaths: dict[str, int] = {}
+        self.finished: list[dict[str, Any]] = []
+        self.stopping = 0.0
+        # A fork server, not fork: the supervisor may hold threads and Hypothesis state; and not plain
+        # spawn, which would load every target library again for each worker and each restart.
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(preload_for(self.names))
+
+    def stop(self) -> None:
+        """Ask every worker to stop at its next case (from a signal handler: it only sets a time)."""
+        if not self.stopping:
+            self.stopping = time.monotonic()
+
+    def run(self) -> RunStats:
+        # Moved on when the first workers are ready: the budget is for searching, not for starting.
+        self.deadline = self.stats.started + self.budget
+        share = -(-self.max_examples // self.workers)
+        self.shares = [share] * self.workers
+        lives = [self._start(n, 0, self.units) for n in range(self.workers)]
+        signalled = False
+        last_progress = 0.0
+        try:
+            while lives:
+                ready = wait([life.conn for life in lives], timeout=0.2)
+                for life in lives:
+                    if life.conn in ready:
+                        self._read(life)
+                now = time.monotonic()
+                if self.stopping and not signalled:
+                    signalled = True
+                    for life in lives:
+                        _signal(life, signal.SIGTERM)
+                for life in lives:
+                    since = life.since.value
+                    if since and now - since > self.timeout + self.grace and life.process.is_alive():
+                        life.killed_for = "hang"
+                        _signal(life, signal.SIGKILL)
+                    elif self._overdue(life, now):
+                        _signal(life, signal.SIGKILL)
+                still = []
+                for life in lives:
+                    if life.process.is_alive():
+                        still.append(life)
+                        continue
+                    life.process.join()
+                    self._read(life)
+                    successor = self._ended(life)
+                    if successor is not None:
+                        still.append(successor)
+                lives = still
+                if now - last_progress >= 0.5:
+                    last_progress = now
+                    self.on_progress(self._totals(lives))
+        except BaseException:
+            # An error ends the run: no worker may go on searching (and writing) after it.
+            for life in lives:
+                _signal(life, signal.SIGKILL)
+                life.process.join()
+            raise
+        stats = self._totals([])
+        if self.stopping:
+            stats.stopped_by = "interrupted"
+        return stats
+
+    def _overdue(self, life: _Life, now: float) -> bool:
+        if self.stopping and now - self.stopping > self.timeout + self.grace * 2:
+            return True  # asked to stop, and did not: stuck where the time limit cannot reach
+        if life.deadline is None:
+            return now - life.started > STARTUP_LIMIT
+        return now > life.deadline + self.budget * SHRINK_GRACE + self.timeout + self.grace + 30
+
+    def _start(self, number: int, life: int, units: tuple[Unit, ...]) -> _Life:
+        current = self._context.Value("i", -1, lock=False)
+        since = self._context.Value("d", 0.0, lock=False)
+        reader, writer = self._context.Pipe(duplex=False)
+        inflight = self.state / "inflight" / f"{number}.pickle"
+        inflight.unlink(missing_ok=True)
+        done_before = sum(s.get("examples", 0) for s in self.finished if s.get("worker") == number)
+        seed = derive_seed(self.seed, number, life)
+        config = WorkerConfig(number=number, seed=seed, specs=self.specs, level=self.level, names=self.names,
+                              units=units, tools=self.tools, dialect=self.dialect,
+                              max_examples=max(1, self.shares[number] - done_before),
+                              budget=max(0.5, self.deadline - time.monotonic()), timeout=self.timeout,
+                              memory_cap=self.memory_cap,
+                              inflight=str(inflight), database=self.database,
+                              known={k: list(v) for k, v in self.known.items()})
+        process = self._context.Process(target=worker_main, args=(config, writer, current, since),
+                                        name=f"toolfuzz-worker-{number}", daemon=True)
+        process.start()
+        writer.close()
+        return _Life(number, life, seed, units, process, reader, current, since, inflight)
+
+    def _read(self, life: _Life) -> None:
+        while True:
+            try:
+                if not life.conn.poll():
+                    return
+                what, body = life.conn.recv()
+            except (EOFError, OSError):
+                return
+            if what == "finding":
+                self._finding(life, body)
+            elif what == "stats":
+                life.stats = body
+            elif what == "ready":
+                life.deadline = body
+                if life.life == 0:
+                    self.deadline = max(self.deadline, body)
+            elif what == "done":
+                life.stats = body
+                life.done = True
+            elif what == "error":
+                life.error = body
+
+    def _finding(self, life: _Life, body: tuple[str, Finding]) -> None:
+        finding = arrived(body, self.targets)
+        self.known.setdefault((finding.target.name, finding.divergence.kind), []).append(finding.features)
+        self._found(finding)
+
+    def _found(self, finding: Finding) -> None:
+        name = finding.target.name
+        self.stats.divergences[name] = self.stats.divergences.get(name, 0) + 1
+        self.on_finding(finding)
+
+    def _ended(self, life: _Life) -> _Life | None:
+        """Record how a worker ended; its successor, if one should take over."""
+        life.stats["worker"] = life.number
+        self.finished.append(life.stats)
+        if life.error:
+            self.stop()
+            raise UsageError(life.error)
+        units = life.units
+        if life.done and not life.killed_for:
+            life.inflight.unlink(missing_ok=True)
+            return None
+        target = self.names[life.current.value] if 0 <= life.current.value < len(self.names) else None
+        code = life.process.exitcode
+        if life.killed_for == "hang":
+            kind, detail = "hang", f"still running {self.timeout + self.grace:.1f} s into the case; worker killed"
+        else:
+            kind, detail = death_of(code, "the worker")
+            if kind == "memory":
+                detail = f"{detail} ({_size(self.memory_cap)})"
+        if self.stopping and target is None:
+            return None  # killed while stopping, between cases: nothing lost
+        if target is None:
+            self.on_note(f"worker {life.number} died outside any target ({detail})")
+            self.deaths[""] = self.deaths.get("", 0) + 1
+            if self.deaths[""] >= MAX_DEATHS:
+                # Not a target's doing: the harness itself cannot run here, and a run that goes on
+                # with no workers would end "clean" having searched nothing.
+                self.stop()
+                raise UsageError(f"workers died {MAX_DEATHS} times outside any target (last: {detail}); "
+                                 "their stderr above says why")
+        else:
+            self._death(life, target, kind, detail)
+            units = self._without_quarantined(units)
+        out_of_time = time.monotonic() >= self.deadline - 0.5
+        if self.stopping or out_of_time or self.deaths.get("", 0) >= MAX_DEATHS or not units:
+            return None
+        self.stats.restarts += 1
+        return self._start(life.number, life.life + 1, units)
+
+    def _death(self, life: _Life, target: str, kind: str, detail: str) -> None:
+        self.deaths[target] = self.deaths.get(target, 0) + 1
+        try:
+            case = pickle.loads(life.inflight.read_bytes())
+        except (OSError, EOFError, pickle.UnpicklingError):
+            self.on_note(f"{target}: {kind} ({detail}), but the case in flight could not be read")
+            return
+        # The case was not shrunk, so its features say nothing about the death: all of them count as
+        # plain, the signature is <target>/<kind>/plain, and the smallest case of each is the one kept.
+        self._found(Finding(self.targets[target], Divergence(kind, detail), case, Observation(),
+                            frozenset(case.features), life.seed, unshrunk=True))
+
+    def _without_quarantined(self, units: tuple[Unit, ...]) -> tuple[Unit, ...]:
+        out = []
+        for unit in units:
+            kept = tuple(t for t in unit.targets if self.deaths.get(t, 0) < MAX_DEATHS)
+            for t in unit.targets:
+                if t not in kept and t not in self.stats.quarantined:
+                    self.stats.quarantined.append(t)
+                    self.on_note(f"{t}: killed {MAX_DEATHS} workers; left out of the rest of this run")
+            if kept:
+                out.append(replace(unit, targets=kept))
+        return tuple(out)
+
+    def _totals(self, lives: list[_Life]) -> RunStats:
+        stats = self.stats
+        stats.examples, stats.rounds = 0, 0
+        stats.by_target, stats.seconds_in, stats.by_feature, stats.flaky = {}, {}, {}, []
+        for doc in self.finished + [life.stats for life in lives]:
+            stats.examples += doc.get("examples", 0)
+            stats.rounds += doc.get("rounds", 0)
+            for key in ("by_target", "seconds_in", "by_feature"):
+                table = getattr(stats, key)
+                for k, v in doc.get(key, {}).items():
+                    table[k] = table.get(k, 0) + v
+            stats.flaky.extend(doc.get("flaky", []))
+        reasons = {doc.get("stopped_by") for doc in self.finished if doc.get("stopped_by")}
+        stats.stopped_by = "budget" if "budget" in reasons else (reasons.pop() if len(reasons) == 1 else
+                                                                  ", ".join(sorted(reasons)) or "budget")
+        return stats
+
+
+def _signal(life: _Life, signum: int) -> None:
+    try:
+        if life.process.pid is not None and life.process.is_alive():
+            os.kill(life.process.pid, signum)
+    except ProcessLookupError:
+        pass
+
+
+def _size(n: int | None) -> str:
+    return "none" if not n else f"{n / 2**20:.0f} MiB"

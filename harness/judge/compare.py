@@ -1,0 +1,184 @@
+"""Comparing what a target observed with the outcome known by construction.
+
+Every divergence has a kind from :data:`KINDS`.  Kinds are checked in the
+order listed, and a case reports each kind at most once, so that the same
+mistake is named the same way however the case that shows it was drawn.
+Association comes first: when calls are lost, made up or moved, the
+differences of the calls that still pair up are consequences and are not
+reported as further kinds.
+Comparison is exact on the arguments string (the wire's concatenation); a
+target that hands on different text for the same JSON value is its own kind,
+``reserialised``, not lost data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from toolfuzz.judge.compare_events import SSE_KINDS, compare_events
+from toolfuzz.vocabulary import INCOMPLETE, Call, Outcome, SSEEvent
+from toolfuzz.judge.sandbox import Observation, ObservedCall
+from toolfuzz.targets.base import Target
+
+__all__ = ["KINDS", "Divergence", "compare"]
+
+#: Every divergence kind, in the order they are checked, with what each means.
+KINDS = {
+    "blocked_action": "tried to open a socket, start a process or write outside the temporary folder",
+    "timed_out": "ran past the per-case time limit",
+    # Worker deaths (harness/engine/supervisor.py, --workers 2 or more): the case is the one in flight, not shrunk.
+    "crash": "killed the process that ran it (a signal such as SIGSEGV, or an exit)",
+    "hang": "did not return, even to the time limit's signal, and its process was killed",
+    "memory": "ran out of memory under the worker's --memory-cap",
+    "raised": "raised an exception",
+    "bad_return": "returned something that is not a list of calls",
+    "choices_mixed": "fragments of one choice ended up in another",
+    "arguments_misattributed": "the arguments are all there, but attached to the wrong calls",
+    "call_lost": "a call the stream finished is missing",
+    "phantom_call": "a call the stream never made",
+    "arguments_differ": "a call's arguments are not the concatenation of its fragments",
+    "reserialised": "the arguments are the same JSON value written differently",
+    "id_differs": "a call's id is not the one the stream gave",
+    "name_differs": "a call's name is not the one the stream gave",
+    "incomplete_handed_on": "a call the stream never finished is handed on as complete",
+    "complete_withheld": "a call the stream finished is withheld as incomplete",
+    "status_differs": "a validating target gives a call another status",
+    "error_differs": "the stream error a target ended with is not the one the stream gave",
+    # The sse level (harness/judge/compare_events.py): decoders judged on the events they dispatch.
+    **SSE_KINDS,
+}
+_ORDER = {k: i for i, k in enumerate(KINDS)}
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    kind: str
+    detail: str
+
+
+def compare(expected: Outcome, observation: Observation, target: Target,
+            events: tuple[SSEEvent, ...] | None = None) -> list[Divergence]:
+    """The divergences between ``expected`` and what ``target`` observed, one per kind, in kind order.
+
+    An sse-level target is judged on ``events`` (:func:`toolfuzz.judge.compare_events.expected_events`) instead.
+    """
+    if observation.blocked:
+        return [Divergence("blocked_action", observation.blocked)]
+    if observation.timed_out:
+        return [Divergence("timed_out", f"no answer within the time limit ({observation.seconds:.1f} s)")]
+    if observation.raised:
+        # Refusing a stream that has nothing executable in it (cut, failed, truncated) loses nothing a
+        # user could run, so it is not a divergence; raising on a stream that finished a call is.
+        # A decoder is judged on its events, so a raise at level sse always counts.
+        if target.level == "sse" or expected.executable():
+            return [Divergence("raised", observation.raised)]
+        return []
+    if observation.bad_return:
+        return [Divergence("bad_return", observation.bad_return)]
+    if target.level == "sse":
+        if events is None or observation.events is None:
+            raise ValueError(f"target {target.name!r} is at level sse: compare needs the expected events")
+        return [Divergence(k, d) for k, d in compare_events(events, observation.events, "ids" in target.reports)]
+    found: dict[str, str] = {}
+
+    def note(kind: str, detail: str) -> None:
+        found.setdefault(kind, detail)
+
+    pairs, lost, phantoms = _pair(expected.calls, observation.calls)
+    moved = _moved(expected.calls, observation.calls)
+    for e in lost:
+        if e.status != INCOMPLETE:
+            if moved:
+                note(moved, f"{_where(e)} missing; its arguments went elsewhere")
+            else:
+                note("call_lost", f"{_where(e)} ({e.name}, {e.id}) is missing")
+    for o in phantoms:
+        if moved:
+            note(moved, f"extra call at choice {o.choice} index {o.index} holds {o.arguments[:60]!r}")
+        else:
+            note("phantom_call", f"choice {o.choice} index {o.index} id {o.id} name {o.name} "
+                                 f"arguments {o.arguments[:60]!r} was never sent")
+    mismatched = [(e, o) for e, o in pairs if o.arguments != e.arguments]
+    if moved and mismatched:
+        e, o = mismatched[0]
+        note(moved, f"{_where(e)}: expected {e.arguments[:60]!r}, got {o.arguments[:60]!r}")
+    if found:
+        # Calls lost, made up or moved: differences in the calls that remain
+        # paired are consequences, not further mistakes.
+        return [Divergence(k, found[k]) for k in sorted(found, key=_ORDER.__getitem__)]
+    for e, o in mismatched:
+        if _same_json(e.arguments, o.arguments):
+            note("reserialised", f"{_where(e)}: {e.arguments[:60]!r} written as {o.arguments[:60]!r}")
+        else:
+            note("arguments_differ", f"{_where(e)}: expected {e.arguments[:60]!r}, got {o.arguments[:60]!r}")
+    for e, o in pairs:
+        if "ids" in target.reports and o.id != e.id:
+            note("id_differs", f"{_where(e)}: expected id {e.id!r}, got {o.id!r}")
+        if "names" in target.reports and o.name != e.name:
+            note("name_differs", f"{_where(e)}: expected name {e.name!r}, got {o.name!r}")
+        finished = e.status != INCOMPLETE
+        if "completion" in target.reports:
+            if o.complete and not finished:
+                note("incomplete_handed_on", f"{_where(e)} was never finished but is handed on")
+            elif finished and not o.complete:
+                note("complete_withheld", f"{_where(e)} was finished but is withheld")
+        if "validation" in target.reports and finished and o.status != e.status:
+            note("status_differs", f"{_where(e)}: expected {e.status}, got {o.status}")
+    wanted = expected.error.code if expected.error else None
+    if "errors" in target.reports and observation.error != wanted:
+        note("error_differs", f"expected stream error {wanted or 'none'}, got {observation.error or 'none'}")
+    return [Divergence(k, found[k]) for k in sorted(found, key=_ORDER.__getitem__)]
+
+
+def _where(call: Call) -> str:
+    return f"call {call.index} of choice {call.choice}"
+
+
+def _pair(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]):
+    """Pair calls by (choice, index), in order within a key; the rest are lost or phantom."""
+    want: dict[tuple[int, Any], list[Call]] = {}
+    for e in expected:
+        want.setdefault((e.choice, e.index), []).append(e)
+    have: dict[tuple[int, Any], list[ObservedCall]] = {}
+    for o in observed:
+        have.setdefault((o.choice, o.index), []).append(o)
+    pairs, lost, phantoms = [], [], []
+    for key, es in want.items():
+        os_ = have.pop(key, [])
+        pairs.extend(zip(es, os_))
+        lost.extend(es[len(os_):])
+        phantoms.extend(os_[len(es):])
+    for os_ in have.values():
+        phantoms.extend(os_)
+    return pairs, lost, phantoms
+
+
+def _moved(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]) -> str | None:
+    """If no argument text was lost or made up but some went to the wrong call: which kind of move."""
+    # An empty call at a position the other side does not have cannot have given or taken text: it is a
+    # phantom or a loss, not a move.  At a shared position it may be the husk its text was moved out of.
+    at_e, at_o = {(c.choice, c.index) for c in expected}, {(c.choice, c.index) for c in observed}
+    exp = [e for e in expected if e.arguments or (e.choice, e.index) in at_o]
+    obs = [o for o in observed if o.arguments or (o.choice, o.index) in at_e]
+    if all(any(o.arguments == e.arguments and o.choice == e.choice and o.index == e.index for o in obs)
+           for e in exp) and len(obs) == len(exp):
+        return None
+    def text(calls, choice=None):
+        return Counter("".join(c.arguments for c in calls if choice is None or c.choice == choice))
+    if text(expected) != text(observed) or not any(c.arguments for c in expected):
+        return None
+    choices = {c.choice for c in expected} | {c.choice for c in observed}
+    if all(text(expected, ch) == text(observed, ch) for ch in choices):
+        return "arguments_misattributed"
+    return "choices_mixed"
+
+
+def _same_json(a: str, b: str) -> bool:
+    # A blank arguments string means {} (docs/contract.md), so a library that reports "{}" for it rewrote it.
+    try:
+        return json.loads(a.strip() or "{}") == json.loads(b.strip() or "{}")
+    except (ValueError, RecursionError):
+        return False

@@ -1,0 +1,134 @@
+"""Turning ``--target SPEC`` into a :class:`toolfuzz.targets.base.Target`.
+
+A spec is one of:
+
+* the name of a built-in target (``toolfuzz targets`` lists them), or
+  ``selftest`` for every self-test mutant;
+* ``module:attr`` - a callable (or a Target) importable by module path;
+* ``path/to/file.py:attr`` - the same from a file, loaded without editing
+  the project or ``sys.path``;
+* ``cmd:COMMAND`` - a program in any language speaking the subprocess
+  protocol (docs/subprocess.md): COMMAND is split as a shell would split it
+  (``cmd:"node assemble.js"``), started now, and named, levelled and judged
+  as its handshake line says.
+
+A plain callable becomes a target at the level given by ``--level``; it is
+judged on association, ids, names, argument strings and completion (at
+``--level sse``, an SSE decoder, on the events it dispatches).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from toolfuzz.errors import UsageError
+from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.targets.base import LEVELS, Target
+from toolfuzz.targets.command import CommandError, command_target
+from toolfuzz.targets.registry import builtin_targets
+from toolfuzz.targets.selftest import SELFTEST
+
+__all__ = ["resolve", "resolve_all", "default_targets"]
+
+
+def default_targets() -> list[Target]:
+    """What ``toolfuzz run`` runs with no ``--target``: every built-in target that is installed."""
+    return list(builtin_targets().values())
+
+
+def resolve_all(specs: list[str], level: str = "events") -> list[Target]:
+    targets: list[Target] = []
+    for spec in specs:
+        for t in resolve(spec, level):
+            if t.name in {x.name for x in targets}:
+                raise UsageError(f"--target {spec}: a target named {t.name!r} is already in this run")
+            targets.append(t)
+    return targets
+
+
+def resolve(spec: str, level: str = "events") -> list[Target]:
+    if level not in LEVELS:
+        raise UsageError(f"--level must be one of {', '.join(LEVELS)}, not {level!r}")
+    if spec.startswith("cmd:"):
+        # Before the registry: a run of programs alone need not import every library adapter.
+        return [_command(spec, spec[len("cmd:"):], level)]
+    builtins = builtin_targets([spec])
+    if spec in builtins:
+        return [builtins[spec]]
+    if spec == "selftest":
+        return list(SELFTEST)
+    where, colon, attr = spec.rpartition(":")
+    if not colon or not where or not attr:
+        known = ", ".join(sorted(builtin_targets()))
+        raise UsageError(f"--target {spec}: not a built-in target ({known}) nor module:attr nor file.py:attr")
+    module = _load_file(spec, where) if where.endswith(".py") else _import(spec, where)
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise UsageError(f"--target {spec}: {where} has no attribute {attr!r}") from None
+    if isinstance(obj, Target):
+        return [obj]
+    if not callable(obj):
+        raise UsageError(f"--target {spec}: {attr} is a {type(obj).__name__}, not a callable")
+    try:
+        inspect.signature(obj).bind(None)
+    except TypeError:
+        raise UsageError(f"--target {spec}: {attr} must take one argument (the chunks, or the reads "
+                         f"at --level bytes and sse)") from None
+    except ValueError:
+        pass  # builtins without a signature: let the call decide
+    version = getattr(module, "__version__", "")
+    # A plain function is handed whatever the run's dialect gives (docs/dialects.md): it runs in every one.
+    return [Target(name=spec, fn=obj, level=level, version=str(version), summary=(obj.__doc__ or "").strip()[:80],
+                   dialects=DIALECTS)]
+
+
+def _command(spec: str, command: str, level: str) -> Target:
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise UsageError(f"--target {spec}: cannot split the command: {e}") from None
+    if not argv:
+        raise UsageError(f"--target {spec}: no command after cmd:")
+    if shutil.which(argv[0]) is None:
+        raise UsageError(f"--target {spec}: command not found: {argv[0]}")
+    try:
+        return command_target(argv, level=level)
+    except CommandError as e:
+        raise UsageError(f"--target {spec}: {e}") from None
+
+
+def _import(spec: str, name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        raise UsageError(f"--target {spec}: cannot import {name}: {e}") from None
+    except Exception as e:  # noqa: BLE001 - the module's own import-time failure, reported in one line
+        raise UsageError(f"--target {spec}: importing {name} raised {type(e).__name__}: {e}") from None
+
+
+def _load_file(spec: str, path: str) -> Any:
+    file = Path(path)
+    if not file.is_file():
+        raise UsageError(f"--target {spec}: no file {path}")
+    name = f"toolfuzz_target_{abs(hash(str(file.resolve())))}"
+    loader_spec = importlib.util.spec_from_file_location(name, file)
+    if loader_spec is None or loader_spec.loader is None:
+        raise UsageError(f"--target {spec}: cannot load {path} as Python")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as e:  # noqa: BLE001
+        del sys.modules[name]
+        raise UsageError(f"--target {spec}: loading {path} raised {type(e).__name__}: {e}") from None
+    return module

@@ -1,0 +1,47 @@
+"""How a process that ran a target tells its parent the target killed it: exit statuses and their names.
+
+A worker (:mod:`toolfuzz.engine.worker`) and a replay's child (:mod:`toolfuzz.judge.child`)
+both run a target with :func:`exiting_on_fatal` around it, and their parents
+read the exit status with :func:`death_of`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Any, Callable
+
+__all__ = ["MEMORY_EXIT", "EXIT_EXIT", "exiting_on_fatal", "death_of"]
+
+#: Exit status of a process whose target ran out of memory (MemoryError under the cap).
+MEMORY_EXIT = 97
+#: Exit status of a process whose target raised SystemExit: its process would have ended.
+EXIT_EXIT = 98
+
+
+def exiting_on_fatal(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, but the process ends at once on what would end it outside the harness."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MemoryError:
+            # Short of memory, nothing here can be trusted to finish: end now, and say why by the status.
+            os._exit(MEMORY_EXIT)
+        except SystemExit:
+            os._exit(EXIT_EXIT)
+    return call
+
+
+def death_of(code: int | None, what: str = "the process") -> tuple[str, str]:
+    """(kind, detail) for a process that ended with ``code`` without answering."""
+    if code == MEMORY_EXIT:
+        return "memory", "MemoryError under the memory cap"
+    if code == EXIT_EXIT:
+        return "crash", "raised SystemExit: the process would have ended"
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return "crash", f"{what} was killed by {name}"
+    return "crash", f"{what} exited with status {code}"

@@ -1,0 +1,299 @@
+"""Running one target on one case, safely, and turning whatever it did into an observation.
+
+A target is somebody else's code.  While it runs, sockets, processes and
+writes outside the temporary folder are refused (an audit hook, so it holds
+for C extensions' Python-level calls too) and reported; it gets a time limit
+per case (SIGALRM, on the main thread); whatever it raises is an outcome.
+Its return value is checked for shape before anything is compared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from toolfuzz.vocabulary import ERROR_CODES, STATUSES, Case, SSEEvent
+from toolfuzz.targets.base import BadReturn, Target
+from toolfuzz.judge.compare_events import expected_events
+
+__all__ = ["ObservedCall", "Observation", "observe", "chunks_of", "parse_chunks", "TargetBlocked", "BadReturn"]
+
+
+@dataclass(frozen=True, slots=True)
+class ObservedCall:
+    choice: int
+    index: int | None
+    id: str | None
+    name: str | None
+    arguments: str
+    complete: bool
+    status: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        doc = {"choice": self.choice, "index": self.index, "id": self.id, "name": self.name,
+               "arguments": self.arguments, "complete": self.complete}
+        if self.status is not None:
+            doc["status"] = self.status
+        return doc
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What a target did with a case: calls, or the way it failed to give them."""
+
+    calls: tuple[ObservedCall, ...] = ()
+    raised: str | None = None
+    timed_out: bool = False
+    blocked: str | None = None
+    bad_return: str | None = None
+    seconds: float = 0.0
+    #: An sse-level target's dispatched events (``None`` for the other levels, which return calls).
+    events: tuple[SSEEvent, ...] | None = None
+    #: The stream error code a target that claims ``errors`` ended with (None: no error).
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.blocked:
+            return {"blocked": self.blocked}
+        if self.timed_out:
+            return {"timed_out": True}
+        if self.raised:
+            return {"raised": self.raised}
+        if self.bad_return:
+            return {"bad_return": self.bad_return}
+        if self.events is not None:
+            return {"events": [e.to_json() for e in self.events]}
+        doc: dict[str, Any] = {"calls": [c.to_json() for c in self.calls]}
+        if self.error is not None:
+            doc["error"] = self.error
+        return doc
+
+
+class TargetBlocked(BaseException):
+    """Raised inside a target that tried to act on the world.  A BaseException so `except Exception` cannot eat it."""
+
+
+class TargetTimedOut(BaseException):
+    pass
+
+
+_state = threading.local()
+_BLOCKED_EVENTS = {"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",
+                   "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                   "os.forkpty", "pty.spawn"}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_hook_installed = False
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if not getattr(_state, "active", False):
+        return
+    if event in _BLOCKED_EVENTS:
+        _state.active = False
+        raise TargetBlocked(f"{event} {_brief(args)}")
+    if event == "open" and len(args) >= 3:
+        path, mode, flags = args[0], args[1], args[2]
+        writes = (isinstance(mode, str) and any(m in mode for m in "wax+")) or (
+            isinstance(flags, int) and flags & _WRITE_FLAGS)
+        if writes and isinstance(path, (str, bytes)) and not _in_temp(path):
+            _state.active = False
+            raise TargetBlocked(f"open for writing {path!r}")
+
+
+_temp: str | None = None
+
+
+def _in_temp(path: str | bytes) -> bool:
+    assert _temp is not None
+    p = os.path.realpath(os.fsdecode(path))
+    return p == _temp or p.startswith(_temp + os.sep)
+
+
+def _brief(args: tuple[Any, ...]) -> str:
+    return repr(args)[:120]
+
+
+def _install_hook() -> None:
+    global _hook_installed, _temp
+    if not _hook_installed:
+        # Before the hook: the first gettempdir() writes a probe file, which
+        # inside a target would re-enter the hook under tempfile's lock.
+        _temp = os.path.realpath(tempfile.gettempdir())
+        sys.addaudithook(_audit)  # audit hooks cannot be removed; it is inert outside a target call
+        _hook_installed = True
+
+
+def chunks_of(case: Case) -> list[bytes]:
+    """The data payloads of the case's events, up to ``[DONE]`` in chat streams: what an events-level target is fed.
+
+    The events are the ones known by construction (:func:`expected_events`),
+    never the wire decoded again, so that no contestant's decoder decides
+    what the others are fed.  Each payload is parsed afresh for each target,
+    so that no target sees another's mutations.  The event dialects have no
+    ``[DONE]``, and their ``event:`` name is also the data's ``type``: every
+    payload is handed on, pings and errors included.
+    """
+    payloads: list[bytes] = []
+    done = "[DONE]" if case.dialect == "openai-chat" else None
+    for event in expected_events(case):
+        if event.data == done:
+            break
+        if event.data.strip(_ASCII_SPACE):  # the whitespace bytes.strip() knows: a blank payload is a keep-alive
+            payloads.append(event.data.encode("utf-8", "surrogatepass"))
+    return payloads
+
+
+_ASCII_SPACE = " \t\n\r\x0b\x0c"
+
+
+def parse_chunks(payloads: list[bytes]) -> list[dict[str, Any]]:
+    """The chunks an events-level target is fed: each payload parsed afresh, up to the first undecodable one."""
+    chunks = []
+    for p in payloads:
+        try:
+            chunk = orjson.loads(p)
+        except orjson.JSONDecodeError:
+            try:
+                chunk = json.loads(p.decode("utf-8", "replace"))
+            except ValueError:
+                break  # the stream ends at an undecodable chunk
+        if not isinstance(chunk, dict):
+            break
+        chunks.append(chunk)
+    return chunks
+
+
+def observe(target: Target, case: Case, payloads: list[bytes] | None = None, timeout: float = 5.0) -> Observation:
+    """Run ``target`` on ``case`` and return what it did."""
+    _install_hook()
+    if target.level in ("bytes", "sse"):
+        arg: Any = list(case.reads)
+    else:
+        arg = parse_chunks(chunks_of(case) if payloads is None else payloads)
+    prepare = target.extra.get("prepare")
+    if prepare is not None:
+        # A target backed by a long-running program (toolfuzz.targets.command) restarts
+        # it here when it died: outside the hook, which refuses to start
+        # processes, and outside the time limit, which is the case's.
+        try:
+            prepare(case)
+        except Exception as e:  # noqa: BLE001 - a program that cannot restart fails this case
+            return Observation(raised=f"{type(e).__name__}: {e}"[:300])
+    use_alarm = timeout > 0 and threading.current_thread() is threading.main_thread()
+    previous = None
+    if use_alarm:
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    start = time.perf_counter()
+    try:
+        _state.active = True
+        try:
+            fn = target.fn_for(case.dialect)
+            result = fn(arg, tools=case.tools, limits=case.limits) if target.takes_request else fn(arg)
+        finally:
+            _state.active = False
+            if use_alarm:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    except TargetBlocked as e:
+        return Observation(blocked=str(e), seconds=time.perf_counter() - start)
+    except TargetTimedOut:
+        return Observation(timed_out=True, seconds=time.perf_counter() - start)
+    except BadReturn as e:
+        return Observation(bad_return=str(e)[:300], seconds=time.perf_counter() - start)
+    except RecursionError as e:
+        return Observation(raised=f"RecursionError: {e}"[:300], seconds=time.perf_counter() - start)
+    except Exception as e:  # noqa: BLE001 - a target's exception is an outcome
+        return Observation(raised=f"{type(e).__name__}: {e}"[:300], seconds=time.perf_counter() - start)
+    finally:
+        if use_alarm and previous is not None:
+            signal.signal(signal.SIGALRM, previous)
+    seconds = time.perf_counter() - start
+    try:
+        if target.level == "sse":
+            return Observation(events=_events_from(result), seconds=seconds)
+        error = None
+        if "errors" in target.reports:
+            result, error = _with_error(result)
+        calls = _calls_from(result, target)
+    except ValueError as e:
+        return Observation(bad_return=str(e), seconds=seconds)
+    return Observation(calls=calls, seconds=seconds, error=error)
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    if getattr(_state, "active", False):
+        _state.active = False
+        raise TargetTimedOut()
+
+
+def _with_error(result: Any) -> tuple[Any, str | None]:
+    if not isinstance(result, dict) or set(result) != {"calls", "error"}:
+        raise ValueError("claims errors, so must return {\"calls\": [...], \"error\": CODE or None}, "
+                         f"not {type(result).__name__}")
+    error = result["error"]
+    if error is not None and error not in ERROR_CODES:
+        raise ValueError(f"error {error!r} is not one of {', '.join(ERROR_CODES)} or None")
+    return result["calls"], error
+
+
+def _calls_from(result: Any, target: Target) -> tuple[ObservedCall, ...]:
+    if not isinstance(result, (list, tuple)):
+        raise ValueError(f"returned {type(result).__name__}, not a list of calls")
+    calls = []
+    for i, item in enumerate(result):
+        if not isinstance(item, dict):
+            raise ValueError(f"item {i} is {type(item).__name__}, not a dict")
+        arguments = item.get("arguments", "")
+        if not isinstance(arguments, str):
+            raise ValueError(f"item {i}: arguments is {type(arguments).__name__}, not a string")
+        choice = item.get("choice", 0)
+        index = item.get("index")
+        for key, value in (("choice", choice), ("index", index)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise ValueError(f"item {i}: {key} is {value!r}, not an integer")
+        ids = []
+        for key in ("id", "name"):
+            value = item.get(key)
+            if value is not None and not isinstance(value, str):
+                value = str(value)
+            ids.append(value or None)
+        complete = item.get("complete", True)
+        if not isinstance(complete, bool):
+            raise ValueError(f"item {i}: complete is {complete!r}, not a boolean")
+        status = item.get("status")
+        if "validation" in target.reports:
+            if status not in STATUSES:
+                raise ValueError(f"item {i}: status {status!r} is not one of {', '.join(STATUSES)}")
+        else:
+            status = None
+        calls.append(ObservedCall(choice or 0, index, ids[0], ids[1], arguments, complete, status))
+    return tuple(calls)
+
+
+def _events_from(result: Any) -> tuple[SSEEvent, ...]:
+    """An sse-level target's events, with the spec's defaults for an unnamed type and an unset id."""
+    if not isinstance(result, (list, tuple)):
+        raise ValueError(f"returned {type(result).__name__}, not a list of events")
+    events = []
+    for i, item in enumerate(result):
+        if not isinstance(item, dict):
+            raise ValueError(f"event {i} is {type(item).__name__}, not a dict")
+        data = item.get("data")
+        if not isinstance(data, str):
+            raise ValueError(f"event {i}: data is {type(data).__name__}, not a string")
+        for key in ("event", "id"):
+            if item.get(key) is not None and not isinstance(item[key], str):
+                raise ValueError(f"event {i}: {key} is {type(item[key]).__name__}, not a string or None")
+        # A library that leaves the type or the id unset (None) means what the
+        # spec writes as "message" and "": a difference of spelling, not of events.
+        events.append(SSEEvent(data, item.get("event") or "message", item.get("id") or ""))
+    return tuple(events)

@@ -1,0 +1,158 @@
+"""``toolfuzz run --report FILE.md|FILE.html``: what a night's run found, for the morning.
+
+The report is made from the run's JSON summary (the one ``--json`` prints):
+new findings (fixture files this run wrote), fixed findings (fixtures already
+in the findings folder whose target, run again on them now, no longer
+diverges), the matrix of targets by divergence kinds, examples run per target
+and per profile, and the time spent.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any, Iterable
+
+from toolfuzz.corpus.fixtures import FixtureError, iter_fixture_paths, write_atomic
+from toolfuzz.targets.base import Target
+
+__all__ = ["add_run_figures", "fixed_findings", "render", "write_report", "DEATH_KINDS"]
+
+#: Kinds that say a target killed or stalled the process running it: such a target is not re-run
+#: for the report in the run where it did so.
+DEATH_KINDS = frozenset({"crash", "hang", "memory", "timed_out"})
+
+
+def add_run_figures(summary: dict[str, Any], stats: Any, profiles: Iterable[str]) -> None:
+    """Examples per target and per profile, and the workers' figures, into the run's JSON summary."""
+    by_target = getattr(stats, "by_target", None)
+    for entry in summary["targets"]:
+        entry["examples"] = by_target.get(entry["name"], 0) if by_target is not None else stats.examples
+    summary["profiles"] = {p: stats.by_feature[p] for p in profiles if stats.by_feature.get(p)}
+    summary["workers"] = getattr(stats, "workers", 1)
+    summary["restarts"] = getattr(stats, "restarts", 0)
+    summary["quarantined"] = list(getattr(stats, "quarantined", ()))
+
+
+def fixed_findings(root: Path, targets: list[Target], timeout: float, skip: set[str] = frozenset(),
+                   new: set[str] = frozenset()) -> list[dict[str, Any]]:
+    """Fixtures under ``root`` recorded as diverging for one of ``targets`` that no longer do.
+
+    Fixtures written this run (``new``) or for targets in ``skip`` (ones that killed a worker or timed
+    out this run) are not re-run.  A ``crash``, ``hang`` or ``memory`` fixture is replayed in a child
+    process of its own (:mod:`toolfuzz.judge.child`), so a target that still dies cannot end the report.
+    """
+    from toolfuzz.corpus.replay import load_fixtures, replay
+
+    if not root.is_dir():
+        return []
+    by_name = {t.name: t for t in targets}
+    fixed = []
+    for path in iter_fixture_paths([str(root)]):
+        if str(path) in new:
+            continue
+        try:
+            [loaded] = load_fixtures([str(path)])
+        except FixtureError:
+            continue
+        mine = [by_name[n] for n in loaded.fixture.observed
+                if n in by_name and n not in skip and loaded.recorded(n)[0]]
+        if not mine:
+            continue
+        for cell in replay([loaded], given=mine, timeout=timeout).cells:
+            if cell.verdict == "fixed":
+                fixed.append({"target": cell.target, "kind": cell.recorded_kind, "fixture": str(path)})
+    return fixed
+
+
+def write_report(path: str, summary: dict[str, Any], fixed: list[dict[str, Any]]) -> None:
+    write_atomic(path, render(path, summary, fixed))
+
+
+def render(path: str, summary: dict[str, Any], fixed: list[dict[str, Any]]) -> str:
+    """Markdown for ``.md``, a standalone page for ``.html`` or ``.htm``."""
+    blocks = _blocks(summary, fixed)
+    if path.lower().endswith((".html", ".htm")):
+        return _html(blocks)
+    return _markdown(blocks)
+
+
+def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """The report as (heading, paragraph | table) blocks, one source for both formats."""
+    targets = summary["targets"]
+    divergences = [d | {"target": t["name"]} for t in targets for d in t["divergences"]]
+    new = [d for d in divergences if d.get("file") == "written"]
+    kinds = sorted({d["kind"] for d in divergences})
+    stopped = summary.get("stopped_by") or "-"
+    blocks: list[tuple[str, Any]] = [
+        ("h1", "toolfuzz run"),
+        ("p", f"{summary['examples']} examples in {summary['seconds']:.1f} s with {summary.get('workers', 1)} "
+              f"worker(s), seed {summary['seed']}, stopped by {stopped}; {len(new)} new finding(s), "
+              f"{len(fixed)} fixed."),
+        ("h2", "New findings"),
+        ("table", [("target", "kind", "detail", "fixture")]
+         + [(d["target"], d["kind"], d["detail"], d["fixture"]) for d in new]) if new else ("p", "None."),
+        ("h2", "Fixed findings"),
+        ("table", [("target", "kind", "fixture")] + [(f["target"], f["kind"] or "-", f["fixture"]) for f in fixed])
+        if fixed else ("p", "None."),
+        ("h2", "Matrix"),
+        ("table", [("target", *kinds)] + [
+            (t["name"], *[str(sum(d["kind"] == k for d in t["divergences"])) or "" for k in kinds]) for t in targets])
+        if kinds else ("p", "No target diverged."),
+        ("h2", "Examples and time per target"),
+        ("table", [("target", "level", "examples", "seconds in target")]
+         + [(t["name"], t["level"], str(t.get("examples", summary["examples"])), f"{t['seconds_in_target']:.2f}")
+            for t in targets]),
+        ("h2", "Examples per profile"),
+        ("table", [("profile", "examples")] + [(p, str(n)) for p, n in summary.get("profiles", {}).items()])
+        if summary.get("profiles") else ("p", "None counted."),
+    ]
+    notes = list(summary.get("flaky", [])) + [f"{t}: left out after killing workers"
+                                              for t in summary.get("quarantined", [])]
+    if notes:
+        blocks += [("h2", "Notes"), ("list", notes)]
+    return blocks
+
+
+def _markdown(blocks: list[tuple[str, Any]]) -> str:
+    out = []
+    for kind, body in blocks:
+        if kind == "h1":
+            out.append(f"# {body}\n")
+        elif kind == "h2":
+            out.append(f"## {body}\n")
+        elif kind == "p":
+            out.append(f"{body}\n")
+        elif kind == "list":
+            out.append("\n".join(f"- {_md(item)}" for item in body) + "\n")
+        else:
+            head, *rows = body
+            lines = ["| " + " | ".join(map(_md, head)) + " |", "|" + "---|" * len(head)]
+            lines += ["| " + " | ".join(map(_md, row)) + " |" for row in rows]
+            out.append("\n".join(lines) + "\n")
+    return "\n".join(out)
+
+
+def _md(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _html(blocks: list[tuple[str, Any]]) -> str:
+    e = html.escape
+    out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>toolfuzz run</title>',
+           "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+           "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}</style></head><body>"]
+    for kind, body in blocks:
+        if kind in ("h1", "h2"):
+            out.append(f"<{kind}>{e(body)}</{kind}>")
+        elif kind == "p":
+            out.append(f"<p>{e(body)}</p>")
+        elif kind == "list":
+            out.append("<ul>" + "".join(f"<li>{e(str(item))}</li>" for item in body) + "</ul>")
+        else:
+            head, *rows = body
+            out.append("<table><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in head) + "</tr>"
+                       + "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+                       + "</table>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,219 @@
+"""The vocabulary of toolfuzz, defined once and imported everywhere.
+
+* A **call** is one tool invocation as an assembler hands it on: which choice
+  and tool-call index it belongs to, its id and name, the exact concatenated
+  arguments string, and a status.
+* An **outcome** is everything an assembler made of one stream: its calls,
+  sorted by (choice, index), and the stream error, if the stream ended in one.
+* A **case** is one stream to assemble: the tools the request offered, the
+  exact bytes on the wire cut into network reads, the bounds in force, and
+  the outcome that is correct for it, known by construction.
+* A **fixture** (``toolfuzz.corpus.fixtures``) is a case written to a file, with what
+  each target observed and how the case was found.
+
+Strategies produce cases, targets produce outcomes, and the harness compares
+them.  Strategies and targets import this module and never each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+__all__ = [
+    "COMPLETE",
+    "INCOMPLETE",
+    "INVALID_JSON",
+    "UNKNOWN_TOOL",
+    "SCHEMA_INVALID",
+    "STATUSES",
+    "EXECUTABLE",
+    "ERROR_CODES",
+    "DIALECTS",
+    "COMPLETING",
+    "Call",
+    "StreamError",
+    "Outcome",
+    "Tool",
+    "Limits",
+    "Case",
+    "SSEEvent",
+]
+
+#: The stream said the call is finished and its arguments are a JSON text
+#: (and, when tools were given, name a tool and satisfy its schema).
+COMPLETE = "complete"
+#: The stream ended, failed or was cut before it said the call was finished.
+INCOMPLETE = "incomplete"
+#: Finished, but the concatenated arguments are not one JSON text.
+INVALID_JSON = "invalid_json"
+#: Finished, valid JSON, but the name is not one of the given tools.
+UNKNOWN_TOOL = "unknown_tool"
+#: Finished, valid JSON, known tool, but the arguments break its schema.
+SCHEMA_INVALID = "schema_invalid"
+
+STATUSES = (COMPLETE, INCOMPLETE, INVALID_JSON, UNKNOWN_TOOL, SCHEMA_INVALID)
+
+#: Only calls with this status may ever reach a tool runner, and even then
+#: only through an authorisation hook (``toolfuzz.targets.reference.gate``).
+EXECUTABLE = COMPLETE
+
+#: Stream error codes and what ends a stream with each of them.
+ERROR_CODES = {
+    "server_error": "the server sent an error chunk or an `error` event",
+    "bad_chunk": "a data payload is not a well-formed chat.completion.chunk",
+    "late_fragment": "a tool-call fragment arrived for a choice that had already finished",
+    "too_many_events": "more SSE events than Limits.max_events",
+    "arguments_too_large": "one call's arguments passed Limits.max_argument_bytes",
+    "stream_too_large": "the stream passed Limits.max_stream_bytes",
+}
+
+#: Wire dialects: OpenAI chat completions chunks, OpenAI Responses events,
+#: Anthropic Messages events (docs/dialects.md sets them side by side).
+DIALECTS = ("openai-chat", "openai-responses", "anthropic")
+
+#: The finish reasons after which a stopped call is complete, per dialect; strategies finish with the first.
+COMPLETING: dict[str, tuple[str, ...]] = {
+    "openai-chat": ("tool_calls", "stop"),
+    "openai-responses": ("completed",),
+    "anthropic": ("tool_use",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    choice: int
+    index: int
+    id: str | None
+    name: str | None
+    arguments: str
+    status: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "choice": self.choice,
+            "index": self.index,
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "status": self.status,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StreamError:
+    code: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    calls: tuple[Call, ...] = ()
+    error: StreamError | None = None
+
+    def __post_init__(self) -> None:
+        # Sorting here, once, is what makes two outcomes comparable with ==.
+        # The sort is stable, so calls that share (choice, index) keep the
+        # order in which they opened.
+        ordered = tuple(sorted(self.calls, key=lambda c: (c.choice, c.index)))
+        object.__setattr__(self, "calls", ordered)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "calls": [c.to_json() for c in self.calls],
+            "error": None if self.error is None else self.error.to_json(),
+        }
+
+    def executable(self) -> tuple[Call, ...]:
+        return tuple(c for c in self.calls if c.status == EXECUTABLE)
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool as the request offered it: a name and a JSON schema for its arguments."""
+
+    name: str
+    parameters: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "parameters": self.parameters}
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds fixed before a stream starts.  Past any of them the stream stops."""
+
+    max_events: int = 1_000_000
+    max_argument_bytes: int = 4 * 1024 * 1024
+    max_stream_bytes: int = 256 * 1024 * 1024
+
+    def __post_init__(self) -> None:
+        for name in ("max_events", "max_argument_bytes", "max_stream_bytes"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"Limits.{name} must be a positive integer, not {value!r}")
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "max_events": self.max_events,
+            "max_argument_bytes": self.max_argument_bytes,
+            "max_stream_bytes": self.max_stream_bytes,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SSEEvent:
+    """One dispatched server-sent event, as the WHATWG algorithm defines it.
+
+    ``event`` is the type (``"message"`` when the stream named none), ``data``
+    the data lines joined with LF, ``id`` the last event id at dispatch (it
+    persists across events; ``""`` when none was ever set).
+    """
+
+    data: str
+    event: str = "message"
+    id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.event, "data": self.data, "id": self.id}
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One stream and the outcome that is correct for it.
+
+    ``reads`` are the network reads in arrival order; their concatenation is
+    the wire.  ``features`` name what the case exercises (call-shape profiles,
+    framing and read-cut variants); the harness uses them in signatures.
+    ``events`` are the SSE events the wire dispatches, when known by
+    construction (``None``: not recorded; the harness then derives them).
+    """
+
+    reads: tuple[bytes, ...]
+    expected: Outcome
+    tools: tuple[Tool, ...] = ()
+    limits: Limits = Limits()
+    dialect: str = "openai-chat"
+    features: tuple[str, ...] = ()
+    events: tuple[SSEEvent, ...] | None = None
+
+    @property
+    def wire(self) -> bytes:
+        return b"".join(self.reads)
+
+    @property
+    def size(self) -> tuple[int, int, int]:
+        """What "smaller" means for a case: fewer calls, then fewer reads, then fewer bytes."""
+        return (len(self.expected.calls), len(self.reads), sum(map(len, self.reads)))
+
+    @property
+    def cuts(self) -> tuple[int, ...]:
+        """Byte offsets into the wire where one read ends and the next begins."""
+        offsets, at = [], 0
+        for read in self.reads[:-1]:
+            at += len(read)
+            offsets.append(at)
+        return tuple(offsets)

@@ -1,0 +1,68 @@
+"""``toolfuzz run``: exit codes, fixtures on disk, reports, and no false positives on a correct assembler."""
+
+from __future__ import annotations
+
+import json
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from toolfuzz.cli import main
+from toolfuzz.corpus.fixtures import load
+from tests.paths import DATA
+
+DATA = DATA
+OTHER = f"{DATA / 'other_assembler.py'}:assemble"
+
+
+def run(capsys, *argv):
+    code = main(["run", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_correct_assembler_written_elsewhere_gets_no_divergence_in_2000_examples(tmp_path, capsys):
+    code, out, err = run(capsys, "--target", OTHER, "--profile", "openai", "--max-examples", 2000,
+                         "--budget", 600, "--seed", 7, "--findings", tmp_path)
+    assert code == 0, out + err
+    assert "no divergence in 2000 examples" in out
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_broken_target_exits_1_and_leaves_a_fixture_with_a_show_command(tmp_path, capsys):
+    code, out, err = run(capsys, "--target", "selftest-hand-out-after-disconnect", "--max-examples", 300,
+                         "--budget", 120, "--seed", 3, "--findings", tmp_path, "--junit", tmp_path / "run.xml")
+    assert code == 1
+    files = sorted(tmp_path.glob("selftest-hand-out-after-disconnect/*.json"))
+    assert files and all(load(f).observed["selftest-hand-out-after-disconnect"]["kind"] == "incomplete_handed_on"
+                         for f in files)
+    assert f"toolfuzz show {files[0]}" in err or any(f"toolfuzz show {f}" in err for f in files)
+    assert "selftest-hand-out-after-disconnect" in out and "incomplete_handed_on" in out
+    suite = ET.parse(tmp_path / "run.xml").getroot()
+    assert suite.get("failures") == "1" and suite.find("testcase/failure") is not None
+
+
+def test_the_same_seed_writes_the_same_fixtures_byte_for_byte(tmp_path, capsys):
+    outputs = []
+    for attempt in ("a", "b"):
+        code, out, _ = run(capsys, "--target", "selftest-concat-names-and-ids", "--max-examples", 300,
+                           "--budget", 120, "--seed", 11, "--findings", tmp_path / attempt, "--json")
+        assert code == 1
+        outputs.append({p.relative_to(tmp_path / attempt): p.read_bytes()
+                        for p in sorted((tmp_path / attempt).rglob("*.json"))})
+        summary = json.loads(out)
+        assert summary["seed"] == 11 and summary["targets"][0]["divergences"]
+    assert outputs[0] == outputs[1] and outputs[0]
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--target", "nope"], "not a built-in target"),
+    (["--target", "no_such_module_xyz:f"], "cannot import"),
+    (["--target", "toolfuzz.targets.selftest.plain:PlainAssembler.entry"], "must take one argument"),
+    (["--tools", "/nonexistent/tools.json"], "cannot read"),
+    (["--profile", "no-such-profile"], "no-such-profile"),
+])
+def test_usage_and_input_errors_exit_2_with_one_line(tmp_path, capsys, argv, words):
+    code, out, err = run(capsys, *argv, "--findings", tmp_path)
+    assert code == 2 and out == ""
+    assert err.startswith("toolfuzz run: ") and err.count("\n") == 1 and words in err

@@ -1,0 +1,60 @@
+"""``toolfuzz show``: a fixture as a timeline a person can read."""
+
+
+import pytest
+
+from toolfuzz.cli import main
+from toolfuzz.cli.show import render
+from toolfuzz.corpus.fixtures import load
+from tests.paths import ROOT
+
+FINDINGS = ROOT / "findings"
+SEED = FINDINGS / "seed"
+FIXTURES = sorted(FINDINGS.rglob("*.json"))
+
+
+def test_show_lays_out_reads_fragments_and_the_expected_calls(capsys):
+    assert main(["show", str(SEED / "read-splits-multibyte.json")]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith("read-splits-multibyte  (openai-chat")
+    reads = [l for l in lines if l.startswith("read ")]
+    assert len(reads) == 4 and reads[1].startswith("read 2  bytes 452..464")
+    assert "    choice 0 call 0 opened  id=call_m  name=say" in lines
+    assert "    choice 0 call 0 += ' ünïcödé\"}'" in lines
+    assert "  choice 0 index 0  id=call_m  name=say  complete" in lines
+    assert lines[-1] == "reference: agrees"
+
+
+def test_show_says_so_when_the_reference_disagrees(tmp_path, capsys):
+    text = (SEED / "two-calls-interleaved.json").read_text().replace('"call_r1"', '"call_XX"', 1)
+    edited = tmp_path / "edited.json"
+    edited.write_text(text)
+    assert main(["show", str(edited)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "reference: DIFFERS from expected"
+
+
+def test_show_on_a_bad_fixture_is_one_line_naming_file_and_field(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "toolfuzz-fixture/1", "name": 3}')
+    assert main(["show", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"toolfuzz show: {bad}: name: must be a string, not an integer\n"
+
+
+def test_the_glob_finds_the_whole_corpus():
+    # Too few would mean the glob missed the corpus, not that every fixture agrees.
+    assert len(FIXTURES) > 100
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(FINDINGS)))
+def test_the_reference_agrees_with_every_finding(path):
+    assert "reference: agrees" in render(load(path)).splitlines()
+
+
+def test_show_says_when_an_event_dialect_stops_a_call(capsys):
+    assert main(["show", str(FINDINGS / "seed-anthropic" / "two-calls-interleaved.json")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("two-calls-interleaved  (anthropic")
+    assert lines.index("    call 1 stopped") < lines.index("    call 2 stopped") < lines.index("    choice 0 finished: tool_use")
+    assert lines[-1] == "reference: agrees"

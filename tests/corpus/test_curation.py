@@ -1,0 +1,221 @@
+"""The corpus (harness/corpus/curation.py): merge by signature keeping the smallest, shrink again, check what changed."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from toolfuzz.corpus.curation import check, load_corpus, merge, minimize, shrink, signature
+from toolfuzz.errors import UsageError
+from toolfuzz.corpus.fixtures import dumps, iter_fixture_paths, load, loads, write_atomic
+from toolfuzz.corpus.replay import load_fixtures, replay
+from toolfuzz.targets.base import Target
+from toolfuzz.targets.reference import assemble
+from toolfuzz.targets.selftest import PLAIN
+from tests.paths import ROOT
+
+FINDINGS = ROOT / "findings"
+SEED = FINDINGS / "seed"
+SHARED = FINDINGS / "selftest-shared-buffer" / "arguments_misattributed--interleaved+multi-call.json"
+HAND_OUT = "selftest-hand-out-after-disconnect"
+
+
+def copy_tree(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def bloated(path: Path, out: Path) -> Path:
+    """The fixture at ``path`` with an extra call in front and its wire cut into 40-byte reads."""
+    fixture = load(path)
+    wire = fixture.case.wire
+    first = wire[:wire.index(b"\n\n") + 2]
+    extra = b": keep-alive\n\n" + first.replace(b'"index":0', b'"index":7').replace(b"call_", b"call_x")
+    wire = extra + wire
+    reads = tuple(wire[i:i + 40] for i in range(0, len(wire), 40))
+    case = dataclasses.replace(fixture.case, reads=reads, expected=assemble(reads, fixture.case.tools,
+                                                                             fixture.case.limits))
+    write_atomic(out, dumps(dataclasses.replace(fixture, case=case)))
+    return out
+
+
+def recording(path: Path, out: Path, observed: dict) -> Path:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["observed"] = observed
+    write_atomic(out, json.dumps(doc, indent=2) + "\n")
+    return out
+
+
+# -- signatures and merge ----------------------------------------------------
+
+def test_a_fixture_signature_is_the_one_its_run_recorded_and_can_be_worked_out_without_it():
+    entries = [e for e in load_corpus([str(FINDINGS)]) if e.path.parent.name.startswith("selftest-")]
+    assert len(entries) >= 9
+    for e in entries:
+        assert e.signature == e.fixture.found["signature"], e.path
+        unsigned = dataclasses.replace(e.fixture, found={"by": "hand"})
+        assert signature(unsigned) == e.fixture.found["signature"], e.path
+
+
+def test_a_fixture_with_no_recorded_divergence_is_known_by_its_content(tmp_path):
+    a = load(SEED / "cut-inside-string.json")
+    assert signature(a).startswith("case/") and signature(a) == signature(loads(dumps(a)))
+    renamed = dataclasses.replace(a, name="another name", description="words")
+    assert signature(renamed) == signature(a)  # the same case under another name is the same fixture
+    assert signature(load(SEED / "cut-after-backslash.json")) != signature(a)
+
+
+def test_merging_into_an_empty_corpus_adds_every_file_byte_for_byte_in_the_same_layout(tmp_path):
+    into = tmp_path / "corpus"
+    done = merge([str(FINDINGS)], into)
+    assert {m.action for m in done} == {"added"}
+    for source in iter_fixture_paths([str(FINDINGS)]):
+        copy = into / source.relative_to(FINDINGS)
+        assert copy.read_bytes() == source.read_bytes(), copy
+    assert len(done) == len(iter_fixture_paths([str(FINDINGS)]))
+
+
+def test_merging_the_same_fixtures_again_keeps_them_all_and_writes_nothing(tmp_path):
+    into = tmp_path / "corpus"
+    merge([str(FINDINGS)], into)
+    before = {p: p.stat().st_mtime_ns for p in into.rglob("*.json")}
+    again = merge([str(copy_tree(FINDINGS, tmp_path / "again"))], into)
+    assert {m.action for m in again} == {"kept"}
+    assert {p: p.stat().st_mtime_ns for p in into.rglob("*.json")} == before
+
+
+def test_a_smaller_fixture_replaces_its_signature_and_a_larger_one_is_kept_out(tmp_path):
+    into = copy_tree(FINDINGS / "selftest-shared-buffer", tmp_path / "corpus" / "selftest-shared-buffer").parent
+    big_dir = tmp_path / "big"
+    bloated(SHARED, big_dir / "elsewhere.json")
+    (kept,) = merge([str(big_dir)], into)
+    assert kept.action == "kept" and kept.path == into / SHARED.relative_to(FINDINGS.parent / "findings")
+    assert kept.path.read_bytes() == SHARED.read_bytes()
+    # Now the other way round: the bloated one is in the corpus, the small one comes in.
+    write_atomic(kept.path, (big_dir / "elsewhere.json").read_bytes())
+    (replaced,) = merge([str(SHARED)], into)
+    assert replaced.action == "replaced" and "smaller" in replaced.detail
+    assert replaced.path.read_bytes() == SHARED.read_bytes()
+
+
+def test_a_file_given_alone_goes_where_a_run_would_put_it(tmp_path):
+    (done,) = merge([str(SHARED)], tmp_path / "into")
+    assert done.path == tmp_path / "into" / SHARED.relative_to(FINDINGS)
+    (seed,) = merge([str(SEED / "cut-inside-string.json")], tmp_path / "into")
+    assert seed.path == tmp_path / "into" / "cut-inside-string.json"
+
+
+def test_among_incoming_duplicates_the_smallest_wins(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    bloated(SHARED, a / "x.json")
+    b.mkdir()
+    shutil.copy(SHARED, b / "y.json")
+    done = merge([str(a), str(b)], tmp_path / "into")
+    assert [m.action for m in done] == ["added", "replaced"]
+    assert done[1].path.read_bytes() == SHARED.read_bytes()
+
+
+def test_a_bad_input_stops_the_merge_before_anything_is_written(tmp_path):
+    src = copy_tree(FINDINGS / "selftest-key-by-id", tmp_path / "src")
+    (src / "zz-broken.json").write_text('{"format": "toolfuzz-fixture/1", "name": 3}')
+    with pytest.raises(UsageError, match="zz-broken.json: name: must be a string"):
+        merge([str(src)], tmp_path / "into")
+    assert not (tmp_path / "into").exists()
+
+
+# -- minimize ----------------------------------------------------------------
+
+def test_shrink_removes_events_lines_and_read_boundaries_while_the_predicate_holds():
+    case = load(SEED / "two-calls-interleaved.json").case
+    case = dataclasses.replace(case, reads=tuple(case.wire[i:i + 25] for i in range(0, len(case.wire), 25)))
+    keeps_second = lambda c: b'call_w1' in c.wire  # noqa: E731
+    smaller, tries = shrink(case, keeps_second, deadline=float("inf"))
+    assert keeps_second(smaller) and smaller.size < case.size and tries > 0
+    assert len(smaller.reads) == 1  # every boundary went
+    assert smaller.wire.count(b"data:") == 1  # only the event that opens call_w1 is left
+    assert smaller.expected == assemble(smaller.reads, smaller.tools, smaller.limits, smaller.dialect)
+
+
+def test_minimize_shrinks_a_bloated_fixture_back_and_it_still_fails_as_recorded(tmp_path):
+    path = bloated(SHARED, tmp_path / "selftest-shared-buffer" / SHARED.name)
+    before = load(path).case.size
+    (result,) = minimize([str(path)])
+    assert result.action == "shrunk" and result.before == before and result.after < before
+    after = load(path)
+    assert after.case.size <= load(SHARED).case.size  # at least as small as the run's own shrink
+    assert after.found["minimized"]["from"] == {"calls": before[0], "reads": before[1], "bytes": before[2]}
+    assert after.name == load(SHARED).name and signature(after) == signature(load(SHARED))
+    report = replay(load_fixtures([str(path)]))
+    assert [c.verdict for c in report.cells] == ["ok", "still fails"]
+
+
+def test_a_minimized_fixture_is_minimal_and_left_as_it_is(tmp_path):
+    path = tmp_path / SHARED.name
+    shutil.copy(SHARED, path)
+    minimize([str(path)])
+    shrunk = path.read_bytes()
+    (result,) = minimize([str(path)])
+    assert result.action == "minimal" and result.tries > 0
+    assert path.read_bytes() == shrunk
+
+
+def test_dry_run_writes_nothing(tmp_path):
+    path = bloated(SHARED, tmp_path / SHARED.name)
+    raw = path.read_bytes()
+    (result,) = minimize([str(path)], write=False)
+    assert result.action == "shrunk" and path.read_bytes() == raw
+
+
+def test_a_fixture_its_target_now_passes_is_reported_fixed_and_one_with_nothing_recorded_skipped(tmp_path):
+    fixed = recording(SEED / "two-calls-interleaved.json", tmp_path / "fixed.json",
+                      {HAND_OUT: {"verdict": "diverges", "kind": "incomplete_handed_on", "version": "0.9"}})
+    shutil.copy(SEED / "cut-inside-string.json", tmp_path / "seed.json")
+    results = {r.path.name: r for r in minimize([str(tmp_path)])}
+    assert results["fixed.json"].action == "fixed"
+    assert results["fixed.json"].detail == f"fixed in {HAND_OUT} (unversioned) (recorded on 0.9)"
+    assert results["seed.json"].action == "skipped"
+    assert fixed.read_bytes() == recording(SEED / "two-calls-interleaved.json", tmp_path / "again.json",
+                                           {HAND_OUT: {"verdict": "diverges", "kind": "incomplete_handed_on",
+                                                       "version": "0.9"}}).read_bytes()
+
+
+# -- check -------------------------------------------------------------------
+
+def test_check_sorts_recorded_cells_and_passes_when_the_mutants_still_fail():
+    result = check([str(FINDINGS / "selftest-key-by-id"), str(SEED)])
+    assert result.exit_code == 0
+    assert len(result.classes["still failing"]) == 2
+    assert not result.classes["reference disagrees"] and not result.classes["new"]
+
+
+def test_a_library_that_fixed_its_bug_is_reported_fixed_in_its_version_and_does_not_fail(tmp_path):
+    path = recording(SEED / "two-calls-interleaved.json", tmp_path / "lib.json",
+                     {"somelib": {"verdict": "diverges", "kind": "call_lost", "version": "1.0"}})
+    plain = Target(name="somelib", fn=PLAIN.fn, version="2.0")
+    result = check([str(path)], [plain])
+    (cell,) = result.classes["fixed"]
+    assert result.exit_code == 0
+    assert result.to_json()["classes"]["fixed"][0]["fixed_in"] == "fixed in somelib 2.0 (recorded on 1.0)"
+    assert cell.target == "somelib"
+
+
+def test_a_self_test_fixture_that_passes_fails_the_check(tmp_path):
+    path = recording(SEED / "two-calls-interleaved.json", tmp_path / "mutant.json",
+                     {HAND_OUT: {"verdict": "diverges", "kind": "incomplete_handed_on"}})
+    result = check([str(path)])
+    assert result.exit_code == 1 and len(result.classes["must fail, passes"]) == 1
+
+
+def test_a_fixture_the_reference_disagrees_with_fails_the_check_and_a_new_divergence_does_not(tmp_path):
+    doc = json.loads((SEED / "two-calls-interleaved.json").read_text(encoding="utf-8"))
+    doc["expected"]["calls"][0]["arguments"] += " "
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    assert check([str(bad)]).exit_code == 1
+    lost = Target(name="loses-everything", fn=lambda chunks: [])
+    result = check([str(SEED / "two-calls-interleaved.json")], [lost])
+    assert result.exit_code == 0 and [c.kind for c in result.classes["new"]] == ["call_lost"]

@@ -1,0 +1,139 @@
+"""The fixture file: round trips, readable wire, atomic writes, and one clear error per bad field."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from toolfuzz.corpus.fixtures import FORMAT, Fixture, FixtureError, dumps, load, loads, write_atomic
+from toolfuzz.vocabulary import Call, Case, Limits, Outcome, StreamError, Tool
+from tests.paths import ROOT
+
+SEED = ROOT / "findings" / "seed"
+
+
+def sample(reads=(b"data: {}\r\n\r\n", b"data: \xc3", b"\xa9\n\n"), limits=Limits()) -> Fixture:
+    case = Case(reads=tuple(reads),
+                expected=Outcome((Call(0, 1, "b", "g", '{"n": 123456789012345678901234567890}', "complete"),
+                                  Call(0, 0, None, None, "", "incomplete")), StreamError("server_error", "x")),
+                tools=(Tool("g", {"type": "object"}),), limits=limits, features=("openai", "crlf"))
+    return Fixture(case=case, name="sample", description="d", observed={"t": {"verdict": "diverges"}},
+                   found={"by": "hand"})
+
+
+def test_round_trip_keeps_reads_cuts_outcome_and_big_integers():
+    f = sample(limits=Limits(max_events=9))
+    again = loads(dumps(f))
+    assert again == f
+    assert again.case.reads == f.case.reads
+
+
+def test_utf8_wires_are_readable_lines_with_byte_cuts():
+    doc = json.loads(dumps(sample()))
+    assert doc["format"] == FORMAT
+    assert doc["wire"] == {"encoding": "utf-8", "lines": ["data: {}\r\n", "\r\n", "data: é\n", "\n"], "cuts": [12, 19]}
+    assert "limits" not in doc  # defaults are left out
+
+
+def test_non_utf8_wires_are_base64():
+    f = sample(reads=(b"data: \xff\n\n",))
+    doc = json.loads(dumps(f))
+    assert doc["wire"]["encoding"] == "base64"
+    assert loads(dumps(f)).case.wire == b"data: \xff\n\n"
+
+
+def test_empty_reads_survive_as_repeated_cuts():
+    f = sample(reads=(b"", b"data: 1\n", b"", b"\n"))
+    assert loads(dumps(f)).case.reads == (b"", b"data: 1\n", b"", b"\n")
+
+
+def test_files_are_diff_friendly():
+    text = dumps(sample())
+    assert text.endswith("\n") and text.splitlines()[1].startswith('  "')
+    keys = list(json.loads(text))
+    assert keys == sorted(keys)
+
+
+def broken(mutate) -> bytes:
+    doc = json.loads(dumps(sample()))
+    mutate(doc)
+    return json.dumps(doc).encode()
+
+
+@pytest.mark.parametrize("mutate,field,words", [
+    (lambda d: d.update(format="toolfuzz-fixture/9"), "format", "unsupported format"),
+    (lambda d: d.pop("name"), "name", "missing"),
+    (lambda d: d.update(tools={}), "tools", "must be a list"),
+    (lambda d: d["tools"][0].update(name=3), "tools[0].name", "must be a string"),
+    (lambda d: d["wire"].update(encoding="utf-16"), "wire.encoding", "must be 'utf-8' or 'base64'"),
+    (lambda d: d["wire"].update(cuts=[5, 2]), "wire.cuts[1]", "outside"),
+    (lambda d: d["wire"].update(cuts=[10 ** 9]), "wire.cuts[0]", "outside"),
+    (lambda d: d["wire"].update(cuts=[True]), "wire.cuts[0]", "not a boolean"),
+    (lambda d: d["wire"].update(lines="data"), "wire.lines", "must be a list"),
+    (lambda d: d["expected"]["calls"][0].update(status="done"), "expected.calls[0].status", "must be one of"),
+    (lambda d: d["expected"]["calls"][1].update(index="0"), "expected.calls[1].index", "must be an integer"),
+    (lambda d: d["expected"].update(error=[1]), "expected.error", "an object or null"),
+    (lambda d: d.update(limits={"max_events": 0}), "limits.max_events", "positive"),
+    (lambda d: d.update(limits={"max_calls": 3}), "limits.max_calls", "unknown bound"),
+    (lambda d: d.update(observed={"t": 3}), "observed.t", "must be an object"),
+])
+def test_each_bad_field_is_named(mutate, field, words):
+    with pytest.raises(FixtureError) as e:
+        loads(broken(mutate), "f.json")
+    assert e.value.source == "f.json" and e.value.field == field
+    assert words in str(e.value) and str(e.value).startswith(f"f.json: {field}: ")
+
+
+@pytest.mark.parametrize("raw,words", [
+    (b"\xff\xfe", "not UTF-8"), (b"{", "not JSON"), (b"[]", "must be a JSON object"),
+    (b'{"format": NaN}', "not JSON"), (b"[" * 200_000, "nested too deeply"),
+])
+def test_what_is_not_a_fixture_at_all_is_one_error(raw, words):
+    with pytest.raises(FixtureError, match=words):
+        loads(raw, "x.json")
+
+
+def test_a_missing_file_is_one_error_naming_it(tmp_path):
+    with pytest.raises(FixtureError, match="nope.json: cannot read"):
+        load(tmp_path / "nope.json")
+
+
+def test_an_atomic_write_leaves_the_old_file_whole_when_it_fails(tmp_path, monkeypatch):
+    target = tmp_path / "f.json"
+    write_atomic(target, "old\n")
+
+    def fail(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError):
+        write_atomic(target, "new\n")
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.json"]  # no temporary left behind
+
+
+def test_the_seed_fixtures_load():
+    names = sorted(p.stem for p in SEED.glob("*.json"))
+    assert {"two-calls-interleaved", "first-fragment-without-id", "cut-inside-string", "cut-after-backslash",
+            "read-splits-multibyte", "disconnect-mid-arguments", "completed-invalid-json"} <= set(names)
+    for p in SEED.glob("*.json"):
+        assert load(p).name == p.stem
+
+
+def test_an_atomic_write_of_bytes_writes_them_exactly_and_leaves_no_temporary(tmp_path):
+    target = tmp_path / "new" / "x.sse"
+    write_atomic(target, b"\xff\x00data")
+    assert target.read_bytes() == b"\xff\x00data"
+    write_atomic(target, "again é\n")
+    assert target.read_bytes() == "again é\n".encode() and [p.name for p in target.parent.iterdir()] == ["x.sse"]
+
+
+def test_lone_surrogates_a_target_observed_are_written_as_escapes_and_read_back():
+    f = sample()
+    odd = Fixture(case=f.case, name="odd", observed={"t": {"arguments": "a\ud83db"}})
+    text = dumps(odd)
+    assert "\\ud83d" in text
+    text.encode("utf-8")  # the file is UTF-8
+    assert loads(text).observed["t"]["arguments"] == "a\ud83db"

@@ -1,0 +1,240 @@
+"""toolfuzz.corpus.replay: which targets run on a fixture, what each cell means, and the three reports."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from toolfuzz.errors import UsageError
+from toolfuzz.corpus.fixtures import Fixture, dumps
+from toolfuzz.vocabulary import Case, Limits
+from toolfuzz.corpus.replay import (MAX_LABEL, cell_text, junit_xml, load_fixtures, render, replay,
+                            shorten)
+from toolfuzz.targets.base import Target
+from toolfuzz.targets.reference import assemble
+from toolfuzz.targets.registry import builtin_targets
+from toolfuzz.targets.selftest import PLAIN
+from tests.streams import chunk, frag, head, sse
+from tests.paths import ROOT
+
+SEED = ROOT / "findings" / "seed"
+DISCONNECT = SEED / "disconnect-mid-arguments.json"
+HAND_OUT = "selftest-hand-out-after-disconnect"
+
+
+def variant(tmp_path: Path, source: Path, file: str = "variant.json", **changes) -> Path:
+    """A copy of a fixture file with some top-level fields replaced."""
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    doc.update(changes)
+    path = tmp_path / file
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def diverging(kind: str) -> dict:
+    return {"verdict": "diverges", "kind": kind, "detail": "as found"}
+
+
+def only(report, target: str):
+    (cell,) = [c for c in report.cells if c.target == target]
+    return cell
+
+
+def test_every_seed_fixture_is_ok_on_the_reference_and_the_plain_assembler():
+    report = replay(load_fixtures([str(SEED)]), [PLAIN])
+    assert len(report.fixtures) == len(list(SEED.glob("*.json"))) >= 8
+    assert report.targets == ("reference", "selftest-plain")
+    assert {(c.state, c.verdict) for c in report.cells} == {("ok", "ok")}
+    assert len(report.cells) == 2 * len(report.fixtures)
+    assert report.exit_code == 0
+
+
+def test_an_unrecorded_divergence_fails_the_replay_with_its_kind():
+    report = replay(load_fixtures([str(DISCONNECT)]), [builtin_targets()[HAND_OUT]])
+    cell = only(report, HAND_OUT)
+    assert (cell.state, cell.kind, cell.verdict) == ("diverges", "incomplete_handed_on", "unexpected")
+    assert only(report, "reference").verdict == "ok"
+    assert report.exit_code == 1
+
+
+def test_a_recorded_divergence_that_still_fails_is_expected(tmp_path):
+    path = variant(tmp_path, DISCONNECT, observed={HAND_OUT: diverging("incomplete_handed_on")})
+    report = replay(load_fixtures([str(path)]))  # no --target: the recorded built-in target runs
+    assert report.targets == ("reference", HAND_OUT)
+    cell = only(report, HAND_OUT)
+    assert (cell.verdict, cell.recorded_kind) == ("still fails", "incomplete_handed_on")
+    assert cell.to_json()["recorded"] == {"kind": "incomplete_handed_on", "reproduces": True, "fixed": False}
+    assert report.exit_code == 0
+
+
+def test_a_recorded_divergence_of_another_kind_is_reported_as_changed(tmp_path):
+    path = variant(tmp_path, DISCONNECT, observed={HAND_OUT: diverging("call_lost")})
+    report = replay(load_fixtures([str(path)]))
+    cell = only(report, HAND_OUT)
+    assert (cell.verdict, cell.kind, cell.recorded_kind) == ("changed", "incomplete_handed_on", "call_lost")
+    assert cell.to_json()["recorded"]["reproduces"] is False
+    assert report.exit_code == 0
+
+
+def test_a_correct_target_recorded_as_diverging_is_reported_fixed(tmp_path):
+    path = variant(tmp_path, DISCONNECT, observed={"selftest-plain": diverging("complete_withheld")})
+    report = replay(load_fixtures([str(path)]))
+    cell = only(report, "selftest-plain")
+    assert (cell.state, cell.verdict) == ("ok", "fixed")
+    assert cell.to_json()["recorded"] == {"kind": "complete_withheld", "reproduces": False, "fixed": True}
+    assert report.exit_code == 0
+
+
+def test_a_recorded_target_that_is_not_built_in_is_skipped_not_an_error(tmp_path):
+    path = variant(tmp_path, DISCONNECT, observed={"mylib.stream:assemble": diverging("phantom_call")})
+    report = replay(load_fixtures([str(path)]))
+    cell = only(report, "mylib.stream:assemble")
+    assert (cell.state, cell.verdict) == ("skipped", "skipped")
+    assert "--target" in cell.reason
+    assert report.exit_code == 0
+
+
+def test_given_targets_replace_the_recorded_ones(tmp_path):
+    path = variant(tmp_path, DISCONNECT, observed={HAND_OUT: diverging("incomplete_handed_on")})
+    report = replay(load_fixtures([str(path)]), [PLAIN])
+    assert only(report, "selftest-plain").verdict == "ok"
+    assert only(report, HAND_OUT).verdict == "skipped"
+    assert "not in this run's --target" in only(report, HAND_OUT).reason
+
+
+def test_the_reference_is_never_excused_by_a_recorded_divergence(tmp_path):
+    doc = json.loads(DISCONNECT.read_text())
+    doc["expected"]["calls"][0]["arguments"] = '{"path": "/etc/passwd"}'
+    path = variant(tmp_path, DISCONNECT, expected=doc["expected"], observed={"reference": diverging("arguments_differ")})
+    report = replay(load_fixtures([str(path)]))
+    cell = only(report, "reference")
+    assert (cell.kind, cell.verdict) == ("arguments_differ", "unexpected")
+    assert report.exit_code == 1
+
+
+def test_the_reference_is_held_to_statuses_and_the_stream_error(tmp_path):
+    doc = json.loads((SEED / "completed-invalid-json.json").read_text())
+    doc["expected"]["calls"][0]["status"] = "complete"
+    wrong_status = variant(tmp_path, SEED / "completed-invalid-json.json", "status.json", expected=doc["expected"])
+    doc = json.loads(DISCONNECT.read_text())
+    doc["expected"]["error"] = {"code": "server_error", "message": "overloaded"}
+    wrong_error = variant(tmp_path, DISCONNECT, "error.json", expected=doc["expected"])
+    report = replay(load_fixtures([str(wrong_status), str(wrong_error)]))
+    assert [c.kind for c in report.cells] == ["status_differs", "error_differs"]
+    assert "server_error" in report.cells[1].detail
+    assert report.exit_code == 1
+
+
+def test_the_reference_runs_under_the_fixtures_bounds(tmp_path):
+    wire = sse(chunk(head(0, "c", "f", '{"a":')), chunk(frag(0, " 1}")), chunk(finish="tool_calls"))
+    limits = Limits(max_events=2)
+    expected = assemble([wire], (), limits)
+    assert expected.error is not None and expected.error.code == "too_many_events"
+    path = tmp_path / "bounded.json"
+    path.write_text(dumps(Fixture(Case(reads=(wire,), expected=expected, limits=limits), name="bounded")))
+    report = replay(load_fixtures([str(path)]), [])
+    assert [(c.target, c.verdict) for c in report.cells] == [("reference", "ok")]
+
+
+def test_raising_timing_out_and_blocked_targets_have_their_own_words():
+    def raises(chunks):
+        raise KeyError("index")
+
+    def loops(chunks):
+        while True:
+            pass
+
+    def phones_home(chunks):
+        import socket
+        socket.create_connection(("127.0.0.1", 9))
+
+    targets = [Target(name=fn.__name__, fn=fn) for fn in (raises, loops, phones_home)]
+    # Two calls the stream finished: raising on them loses both (on a cut stream it would be a refusal).
+    report = replay(load_fixtures([str(SEED / "two-calls-interleaved.json")]), targets, timeout=0.5)
+    states = {c.target: (c.state, c.verdict) for c in report.cells}
+    assert states == {"reference": ("ok", "ok"), "raises": ("raises", "unexpected"),
+                      "loops": ("timeout", "unexpected"), "phones_home": ("blocked", "unexpected")}
+    assert [cell_text(c) for c in report.cells[1:]] == ["RAISES", "TIMEOUT", "BLOCKED"]
+    assert "KeyError" in only(report, "raises").detail
+
+
+def test_bad_input_is_one_usage_error_naming_the_file_and_field(tmp_path):
+    bad_cut = variant(tmp_path, DISCONNECT, "cut.json", wire={"encoding": "utf-8", "lines": ["x"], "cuts": [9]})
+    with pytest.raises(UsageError, match=r"cut\.json: wire\.cuts\[0\]"):
+        load_fixtures([str(bad_cut)])
+    bad_schema = variant(tmp_path, DISCONNECT, "schema.json", tools=[{"name": "t", "parameters": {"type": 5}}])
+    with pytest.raises(UsageError, match=r"schema\.json: tools: "):
+        load_fixtures([str(bad_schema)])
+    bad_verdict = variant(tmp_path, DISCONNECT, "verdict.json", observed={"x": {"verdict": 1}})
+    with pytest.raises(UsageError, match=r"verdict\.json: observed\.x\.verdict: must be a string"):
+        load_fixtures([str(bad_verdict)])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(UsageError, match="no \\*.json fixture files"):
+        load_fixtures([str(tmp_path / "empty")])
+
+
+def test_a_file_given_twice_runs_once():
+    assert len(load_fixtures([str(DISCONNECT), str(SEED), str(DISCONNECT)])) == len(list(SEED.glob("*.json")))
+
+
+def test_labels_are_names_shortened_in_the_middle_and_unique(tmp_path):
+    long = "selftest-shared-placeholder: id_differs on interleaved calls with late ids " * 2
+    a = variant(tmp_path, DISCONNECT, "a.json", name=long)
+    (tmp_path / "sub").mkdir()
+    b = variant(tmp_path / "sub", DISCONNECT, "b.json", name="same")
+    c = variant(tmp_path, DISCONNECT, "c.json", name="same")
+    d = variant(tmp_path, DISCONNECT, "d.json", name="evil\x1b[2Jname\nsecond line")
+    labels = [f.label for f in load_fixtures([str(a), str(b), str(c), str(d)])]
+    assert labels[0] == shorten(" ".join(long.split()), MAX_LABEL) and len(labels[0]) == MAX_LABEL
+    assert labels[0].startswith("selftest-shared") and labels[0].endswith("late ids") and "..." in labels[0]
+    assert labels[1:3] == ["sub/b", "c"]  # repeated names give way to paths
+    assert "\x1b" not in labels[3] and "\n" not in labels[3] and "\\x1b" in labels[3]
+
+
+def test_the_matrix_has_a_row_per_fixture_a_legend_and_a_summary(tmp_path):
+    path = variant(tmp_path, DISCONNECT, observed={HAND_OUT: diverging("incomplete_handed_on")})
+    fixtures = load_fixtures([str(SEED), str(path)])
+    report = replay(fixtures)
+    text = render(report, width=200)
+    rows = [line for line in text.splitlines() if line.startswith(tuple(f.label for f in fixtures))]
+    assert len(rows) == len(fixtures)
+    assert "still fails: incomplete_handed_on" in text and "legend:" in text
+    assert text.splitlines()[-1] == (f"pass: {len(fixtures)} fixtures x 2 targets, {len(fixtures)} ok, "
+                                     f"1 still fails, 0 unexpected")
+    # Narrow terminals get the columns in blocks, each repeating the fixture names.
+    narrow = render(replay(fixtures, [PLAIN, builtin_targets()[HAND_OUT]]), width=60)
+    headers = [line.split()[1:] for line in narrow.splitlines() if line.startswith("fixture ")]
+    assert headers == [["1", "2"], ["3"]]  # the third column's DIVERGES cells would pass 60
+
+
+def test_junit_counts_match_the_verdicts_and_survive_any_exception_text(tmp_path):
+    def nasty(chunks):
+        raise ValueError("bad \x00 byte \udcff and <tag> & \x1b")
+
+    recorded = variant(tmp_path, DISCONNECT, "recorded.json",
+                       observed={HAND_OUT: diverging("incomplete_handed_on"), "other:fn": diverging("raised")})
+    report = replay(load_fixtures([str(recorded), str(SEED / "two-calls-interleaved.json")]),
+                    [builtin_targets()[HAND_OUT], Target(name="nasty", fn=nasty)])
+    root = ET.fromstring(junit_xml(report).encode("utf-8"))
+    assert root.tag == "testsuites"
+    # 2 fixtures x (reference, hand-out, nasty) + the skipped recorded target; raising on the cut stream,
+    # which has nothing executable, is a refusal and passes.
+    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("7", "1", "2")
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == ["disconnect-mid-arguments", "two-calls-interleaved"]
+    failed = [(s.get("name"), t.get("name")) for s in suites for t in s.findall("testcase") if t.find("failure") is not None]
+    assert failed == [("two-calls-interleaved", "nasty")]
+    message = suites[1].find("testcase[@name='nasty']/failure").get("message")
+    assert "<tag> &" in message and "\\x00" in message
+
+
+def test_the_json_report_holds_every_cell():
+    report = replay(load_fixtures([str(DISCONNECT)]), [builtin_targets()[HAND_OUT]])
+    doc = json.loads(json.dumps(report.to_json()))
+    assert [t["name"] for t in doc["targets"]] == ["reference", HAND_OUT]
+    assert [(c["target"], c["verdict"], c["kind"]) for c in doc["cells"]] == [
+        ("reference", "ok", None), (HAND_OUT, "unexpected", "incomplete_handed_on")]
+    assert doc["summary"]["exit"] == 1 and doc["summary"]["unexpected"] == 1

@@ -1,0 +1,142 @@
+"""``toolfuzz run --workers N``: each way a target can kill its process is a finding, and the others go on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolfuzz.corpus.fixtures import load
+from tests.paths import DATA, ROOT
+
+HOSTILE = DATA / "hostile.py"
+SELFTEST = "selftest-hand-out-after-disconnect"
+
+
+def _run(tmp, targets, timeout="0.5"):
+    argv = ["run", *[a for t in targets for a in ("--target", t)], "--workers", "2", "--profile", "openai",
+            "--max-examples", "60", "--budget", "240", "--timeout", timeout, "--memory-cap", "1G", "--seed", "5",
+            "--findings", str(tmp / "findings"), "--state", str(tmp / "state"), "--json"]
+    # A process of its own, as a user runs it: multiprocessing keeps one fork server per process, and one
+    # left by an earlier test of this session carries that test's imports, which would count against
+    # --memory-cap in every worker it forks.
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", *argv], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    return done.returncode, json.loads(done.stdout), done.stderr, tmp / "findings"
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory):
+    """One run with the crashing, hanging and phoning targets beside a merely broken one, on two workers."""
+    targets = [SELFTEST, f"{HOSTILE}:phone", f"{HOSTILE}:segv", f"{HOSTILE}:hang"]
+    return _run(tmp_path_factory.mktemp("hostile"), targets)
+
+
+@pytest.fixture(scope="module")
+def hog_run(tmp_path_factory):
+    """The allocating target in a run of its own: where it stands among killers must not decide whether it runs."""
+    # A time limit the allocation meets the cap well within: under a short one, a loaded machine
+    # could end the call by time first, and the case would be a slow one, shrunk, not a death.
+    return _run(tmp_path_factory.mktemp("hog"), [SELFTEST, f"{HOSTILE}:hog"], timeout="10")
+
+
+def _name(fn: str) -> str:
+    return f"{HOSTILE}:{fn}"
+
+
+def test_a_segfault_is_a_crash_with_the_case_in_flight(hostile_run):
+    code, summary, err, root = hostile_run
+    [fixture] = [load(p) for p in root.rglob("crash--*.json")]
+    entry = fixture.observed[_name("segv")]
+    assert entry["kind"] == "crash" and "SIGSEGV" in entry["detail"]
+    assert fixture.found["unshrunk"] is True and fixture.case.reads
+
+
+def test_a_loop_deaf_to_the_time_limit_is_a_hang_and_its_worker_is_replaced(hostile_run):
+    code, summary, err, root = hostile_run
+    hangs = [load(p) for p in root.rglob("hang--*.json")]
+    assert hangs and all(_name("hang") in f.observed for f in hangs)
+    assert summary["restarts"] >= 1
+
+
+def test_unbounded_allocation_under_the_cap_is_a_memory_finding(hog_run):
+    code, summary, err, root = hog_run
+    memory = [load(p) for p in root.rglob("memory--*.json")]
+    assert memory and _name("hog") in memory[0].observed, (summary, err[-2000:])
+    assert "1024 MiB" in memory[0].observed[_name("hog")]["detail"]
+
+
+def test_a_socket_opened_in_a_worker_is_reported_not_obeyed(hostile_run):
+    code, summary, err, root = hostile_run
+    [phone] = [t for t in summary["targets"] if t["name"] == _name("phone")]
+    assert {d["kind"] for d in phone["divergences"]} == {"blocked_action"}
+    assert "socket.connect" in phone["divergences"][0]["detail"]
+
+
+def test_one_targets_death_never_stops_the_others(hostile_run):
+    code, summary, err, root = hostile_run
+    assert code == 1
+    [broken] = [t for t in summary["targets"] if t["name"] == SELFTEST]
+    assert {d["kind"] for d in broken["divergences"]} == {"incomplete_handed_on"}
+    assert broken["examples"] > 0
+    # Each killer is left out after killing MAX_DEATHS workers, not retried all night.
+    assert set(summary["quarantined"]) <= {_name(n) for n in ("segv", "hang", "hog")}
+    assert all(Path(d["fixture"]).is_file() for t in summary["targets"] for d in t["divergences"])
+
+
+def test_one_finding_file_per_target_and_death_kind(hostile_run, hog_run):
+    deaths = [p for run in (hostile_run, hog_run) for kind in ("crash", "hang", "memory")
+              for p in run[3].rglob(f"{kind}--*.json")]
+    assert sorted(p.name for p in deaths) == ["crash--plain.json", "hang--plain.json", "memory--plain.json"]
+
+
+def test_a_worker_that_cannot_search_ends_the_run_with_one_error_and_no_worker_left(tmp_path):
+    import multiprocessing
+
+    from toolfuzz import strategies
+    from toolfuzz.errors import UsageError
+    from toolfuzz.engine.supervisor import Supervisor
+    from toolfuzz.engine.worker import Unit
+    from toolfuzz.targets.registry import REFERENCE
+
+    # "openai" is a chat profile: the anthropic strategies refuse it in each worker.
+    supervisor = Supervisor(
+        targets=[REFERENCE], specs=["reference"], level="events", units=[Unit(("openai",), ("reference",))],
+        tools=None, dialect="anthropic", max_examples=100, budget=60, seed=1, timeout=1.0, memory_cap=None,
+        workers=2, state=tmp_path / "state", database=None,
+        plain=strategies.PLAIN_FEATURES)
+    with pytest.raises(UsageError, match="unknown profile 'openai' for dialect anthropic"):
+        supervisor.run()
+    assert not multiprocessing.active_children()
+    assert not (tmp_path / "findings").exists() or not any((tmp_path / "findings").rglob("*.json"))
+
+
+@pytest.mark.parametrize("kind,fn", [("crash", "segv"), ("hang", "hang"), ("memory", "hog")])
+def test_a_death_fixture_replays_in_a_child_and_still_fails_with_its_kind(hostile_run, hog_run, kind, fn):
+    [path] = [p for run in (hostile_run, hog_run) for p in run[3].rglob(f"{kind}--*.json")]
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "replay", str(path), "--target", _name(fn),
+                           "--timeout", "0.5" if kind == "hang" else "5", "--json"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [cell] = [c for c in json.loads(done.stdout)["cells"] if c["target"] == _name(fn)]
+    assert (cell["verdict"], cell["kind"]) == ("still fails", kind), cell
+
+
+def test_corpus_minimize_shrinks_a_crash_fixture_in_children_and_lives_on(hostile_run, tmp_path):
+    import shutil
+
+    from toolfuzz.corpus.curation import minimize
+    from toolfuzz.judge.contestants import resolve_all
+
+    [found] = list(hostile_run[3].rglob("crash--*.json"))
+    path = tmp_path / found.name
+    shutil.copy(found, path)
+    [segv] = resolve_all([_name("segv")], "events")
+    [result] = minimize([str(path)], timeout=5.0, budget=20.0, targets={segv.name: segv})
+    assert result.action == "shrunk" and result.after < result.before, result
+    fixture = load(path)
+    assert fixture.observed[segv.name]["kind"] == "crash" and "crash" in fixture.observed[segv.name]["observation"]
+    assert "unshrunk" not in fixture.found and fixture.found["minimized"]

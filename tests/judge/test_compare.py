@@ -1,0 +1,188 @@
+"""Every divergence kind, each shown by a small hand-made target on a seed case."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from toolfuzz.judge.compare import KINDS, compare
+from toolfuzz.judge.compare_events import SSE_KINDS
+from toolfuzz.corpus.fixtures import load
+from toolfuzz.vocabulary import Call, Outcome
+from toolfuzz.judge.sandbox import Observation, ObservedCall, observe
+from toolfuzz.targets.base import Target
+from toolfuzz.targets.selftest.plain import assemble_chunks
+from tests.paths import ROOT
+
+SEED = ROOT / "findings" / "seed"
+TWO = load(SEED / "two-calls-interleaved.json").case
+CUT = load(SEED / "disconnect-mid-arguments.json").case
+BAD = load(SEED / "completed-invalid-json.json").case
+
+
+def kinds(case, fn, reports=None, level="events"):
+    target = Target("hand-made", fn, level=level, reports=reports or Target("x", fn).reports)
+    return [d.kind for d in compare(case.expected, observe(target, case, timeout=1.0), target)]
+
+
+def right(chunks):
+    return assemble_chunks(chunks)
+
+
+def edit(fn):
+    """A target that is right except for what ``fn`` does to its calls."""
+    def target(chunks):
+        calls = right(chunks)
+        fn(calls)
+        return calls
+    return target
+
+
+def test_a_correct_target_has_no_divergence():
+    assert kinds(TWO, right) == [] and kinds(CUT, right) == [] and kinds(BAD, right) == []
+
+
+def test_incomplete_calls_may_be_left_out():
+    assert kinds(CUT, lambda chunks: []) == []
+
+
+def test_call_lost():
+    assert kinds(TWO, edit(lambda calls: calls.pop())) == ["call_lost"]
+
+
+def test_phantom_call():
+    assert kinds(TWO, edit(lambda calls: calls.append({**calls[0], "index": 7, "arguments": "{}"}))) == ["phantom_call"]
+
+
+def test_arguments_differ():
+    assert kinds(TWO, edit(lambda calls: calls[0].update(arguments=calls[0]["arguments"][:-1]))) == ["arguments_differ"]
+
+
+def test_arguments_attached_to_the_wrong_call():
+    def swap(calls):
+        calls[0]["arguments"], calls[1]["arguments"] = calls[1]["arguments"], calls[0]["arguments"]
+    assert kinds(TWO, edit(swap)) == ["arguments_misattributed"]
+
+
+def test_choices_mixed():
+    def move(calls):
+        calls[1]["choice"] = 1
+    assert kinds(TWO, edit(move)) == ["choices_mixed"]
+
+
+def test_reserialised_json_is_its_own_kind():
+    assert kinds(TWO, edit(lambda calls: calls[1].update(arguments='{"path":"/etc/hosts"}'))) == ["reserialised"]
+
+
+def test_id_differs():
+    assert kinds(TWO, edit(lambda calls: calls[1].update(id="call_r1call_r1"))) == ["id_differs"]
+
+
+def test_name_differs():
+    assert kinds(TWO, edit(lambda calls: calls[0].update(name="get_weatherget_weather"))) == ["name_differs"]
+
+
+def test_ids_and_names_are_not_judged_when_not_claimed():
+    fn = edit(lambda calls: calls[0].update(id="other", name="other"))
+    assert kinds(TWO, fn, reports=frozenset({"completion"})) == []
+
+
+def test_incomplete_call_handed_on():
+    assert kinds(CUT, edit(lambda calls: calls[0].update(complete=True))) == ["incomplete_handed_on"]
+
+
+def test_complete_call_withheld():
+    assert kinds(TWO, edit(lambda calls: calls[0].update(complete=False))) == ["complete_withheld"]
+
+
+def test_status_differs_only_for_targets_that_claim_validation():
+    def with_status(status):
+        return edit(lambda calls: [c.update(status=status) for c in calls])
+    validating = Target("x", right).reports | {"validation"}
+    assert kinds(BAD, with_status("complete"), reports=validating) == ["status_differs"]
+    assert kinds(BAD, with_status("invalid_json"), reports=validating) == []
+    assert kinds(BAD, with_status("complete")) == []
+
+
+def test_raised():
+    def boom(chunks):
+        raise KeyError("index")
+    assert kinds(TWO, boom) == ["raised"]
+
+
+def test_raising_on_a_stream_with_nothing_executable_is_a_refusal():
+    def boom(chunks):
+        raise ConnectionError("stream cut")
+    assert not CUT.expected.executable() and kinds(CUT, boom) == []
+    # A decoder is judged on its events, so the same raise at level sse still counts.
+    assert kinds(CUT, boom, reports=frozenset({"ids"}), level="sse") == ["raised"]
+
+
+def test_blank_arguments_reported_as_an_empty_object_are_reserialised():
+    expected = Outcome((Call(0, 0, "call_1", "get_time", "", "complete"),))
+    target = Target("parsed", right)
+
+    def seen(arguments):
+        observation = Observation(calls=(ObservedCall(0, 0, "call_1", "get_time", arguments, True),))
+        return [d.kind for d in compare(expected, observation, target)]
+    assert seen("{}") == ["reserialised"] and seen("") == [] and seen("[]") == ["arguments_differ"]
+
+
+def test_an_extra_empty_call_at_a_new_position_is_a_phantom_not_a_move():
+    extra = edit(lambda calls: calls.append({**calls[0], "index": 99, "id": "late", "arguments": ""}))
+    assert kinds(TWO, extra) == ["phantom_call"]
+
+
+def test_arguments_split_off_their_call_at_the_same_position_are_a_move():
+    def split(calls):
+        calls.insert(1, {**calls[0], "id": None, "name": None})
+        calls[0]["arguments"] = ""
+    assert kinds(TWO, edit(split)) == ["arguments_misattributed"]
+
+
+def test_timed_out():
+    def spin(chunks):
+        while True:
+            time.sleep(0.01)
+    start = time.monotonic()
+    assert kinds(TWO, spin) == ["timed_out"]
+    assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("result", [None, {"calls": []}, [1], [{"arguments": {"a": 1}}], [{"index": "0", "arguments": ""}],
+                                    [{"arguments": "", "complete": "yes"}]])
+def test_bad_return(result):
+    assert kinds(TWO, lambda chunks: result) == ["bad_return"]
+
+
+def test_a_socket_is_blocked_and_reported():
+    def phone_home(chunks):
+        socket.create_connection(("127.0.0.1", 9), timeout=1)
+    assert kinds(TWO, phone_home) == ["blocked_action"]
+
+
+def test_every_kind_has_a_test_here():
+    tested = {name[len("test_"):] for name in globals() if name.startswith("test_")}
+    spelled = {"incomplete_handed_on": "incomplete_call_handed_on", "complete_withheld": "complete_call_withheld",
+               "arguments_misattributed": "arguments_attached_to_the_wrong_call",
+               "reserialised": "reserialised_json_is_its_own_kind",
+               "status_differs": "status_differs_only_for_targets_that_claim_validation",
+               "blocked_action": "a_socket_is_blocked_and_reported",
+               "error_differs": "error_differs_for_a_target_that_claims_errors"}
+    # The sse level's kinds have theirs in tests/judge/test_compare_events.py; a worker's death
+    # (crash, hang, memory) is the supervisor's, in tests/engine/test_supervisor.py.
+    elsewhere = set(SSE_KINDS) | {"crash", "hang", "memory"}
+    assert {spelled.get(k, k) for k in KINDS if k not in elsewhere} <= tested
+
+
+def test_error_differs_for_a_target_that_claims_errors():
+    def ends_with(code):
+        return lambda chunks: {"calls": right(chunks), "error": code}
+
+    claims = Target("x", right).reports | {"errors"}
+    assert CUT.expected.error is None and kinds(CUT, ends_with(None), reports=claims) == []
+    assert kinds(CUT, ends_with("server_error"), reports=claims) == ["error_differs"]
+    # Not claimed, not judged: the same answer from a plain target is no divergence.
+    assert kinds(CUT, lambda chunks: right(chunks)) == []

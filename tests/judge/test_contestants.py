@@ -1,0 +1,48 @@
+"""``--target SPEC``: built-in names, module:attr, file.py:attr, and one clear error for each bad spec."""
+
+
+import pytest
+
+from toolfuzz.errors import UsageError
+from toolfuzz.judge.contestants import resolve, resolve_all
+from toolfuzz.targets.selftest import SELFTEST
+from tests.paths import DATA
+
+DATA = DATA
+
+
+def test_built_in_names_and_the_selftest_group():
+    assert [t.name for t in resolve("reference")] == ["reference"]
+    assert resolve("selftest") == list(SELFTEST)
+
+
+def test_module_attr_and_file_attr_become_plain_targets_at_the_given_level():
+    (t,) = resolve("toolfuzz.targets.selftest.plain:assemble_chunks")
+    assert t.level == "events" and t.reports == frozenset({"ids", "names", "completion"})
+    (f,) = resolve(f"{DATA / 'other_assembler.py'}:assemble", level="bytes")
+    assert f.level == "bytes" and f.fn([]) == []
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("nonsense", "not a built-in target"),
+    ("no_such_module_xyz:f", "cannot import no_such_module_xyz"),
+    ("toolfuzz.targets.selftest.plain:missing", "has no attribute 'missing'"),
+    ("toolfuzz.targets.selftest.plain:COMPLETING", "not a callable"),
+    ("toolfuzz.targets.selftest.plain:PlainAssembler.entry", "must take one argument"),
+    ("/no/such/file.py:f", "no file /no/such/file.py"),
+])
+def test_bad_specs_are_one_clear_error(spec, words):
+    with pytest.raises(UsageError, match=words):
+        resolve(spec)
+
+
+def test_a_module_that_fails_to_import_is_reported_not_raised(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('no API key')\n")
+    with pytest.raises(UsageError, match="loading .*broken.py raised RuntimeError: no API key"):
+        resolve(f"{broken}:f")
+
+
+def test_the_same_target_twice_is_refused():
+    with pytest.raises(UsageError, match="already in this run"):
+        resolve_all(["reference", "reference"])

@@ -1,0 +1,90 @@
+"""Anthropic Messages cases (strategies/dialects/anthropic.py): the wire the SDK reads, the shapes the profiles name."""
+
+from __future__ import annotations
+
+import json
+
+from anthropic._models import validate_type
+from anthropic._streaming import SSEDecoder
+from anthropic.types import RawMessageStreamEvent
+from hypothesis import assume, find, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+import pytest
+
+from toolfuzz import strategies
+from toolfuzz.judge.sandbox import chunks_of, parse_chunks
+from tests.dialect_streams import QUICK, SMALL
+from toolfuzz.strategies.dialects import anthropic, responses
+from toolfuzz.strategies.dialects.calls import plan_calls
+from toolfuzz.strategies.profiles import ANTHROPIC_PROFILES
+
+A = "anthropic"
+
+
+@settings(max_examples=60)
+@given(strategies.cases(dialect=A))
+def test_generated_streams_decode_through_the_sdk_and_construct_as_its_event_types(case):
+    # The SDK's decoder does not drop a byte-order mark (its first field name would keep it): not a wire for it.
+    assume("bom" not in case.features)
+    # It dispatches a blank line after an `id:` as an unnamed event, which its Stream skips: so do we.
+    got = [e for e in SSEDecoder().iter_bytes(iter(case.reads)) if e.event is not None or e.data]
+    assert [(e.event, e.data) for e in got] == [(e.event, e.data) for e in case.events]
+    for e in got:
+        data = json.loads(e.data)
+        assert data["type"] == e.event
+        if e.event not in ("ping", "error"):  # the SDK skips pings and raises on errors before constructing
+            validate_type(type_=RawMessageStreamEvent, value=data)
+
+
+def test_the_simplest_case_is_the_documented_shape():
+    case = find(strategies.cases(SMALL, dialect=A), lambda c: True, settings=QUICK)
+    # the dialect's name stays, so that its findings are never filed as another dialect's
+    assert set(case.features) == strategies.PLAIN_FEATURES - {"openai"} | {"anthropic"}
+    types = [e["type"] for e in parse_chunks(chunks_of(case))]
+    assert types == ["message_start", "content_block_start", "content_block_delta", "content_block_stop",
+                     "message_delta", "message_stop"]
+    assert [c.status for c in case.expected.calls] == ["complete"]
+
+
+@pytest.mark.parametrize("profile", [p for p in ANTHROPIC_PROFILES if p != "anthropic"])
+def test_each_profile_shows_on_the_wire(profile):
+    case = find(strategies.cases(SMALL, dialect=A, profiles=[profile]), lambda c: profile in c.features, settings=QUICK)
+    events = parse_chunks(chunks_of(case))
+    tools = [e for e in events if e["type"] == "content_block_start" and e["content_block"]["type"] == "tool_use"]
+    parts = [e["delta"].get("partial_json") for e in events if e["type"] == "content_block_delta"]
+    shown = {
+        "empty-first-delta": lambda: parts[0] == "" and len(parts) >= 2,
+        "ping-between-deltas": lambda: any(e["type"] == "ping" for e in events),
+        "text-before-tools": lambda: tools[0]["index"] == 1 and case.expected.calls[0].index == 1,
+        "thinking-before-tools": lambda: events[1]["content_block"]["type"] == "thinking" and tools[0]["index"] == 1,
+        "block-extras": lambda: "caller" in tools[0]["content_block"],
+        "whole-input": lambda: len([p for p in parts if p]) <= len(tools),
+        "interleaved-blocks": lambda: "interleaved" in case.features,
+    }[profile]
+    assert shown(), events
+    assert ANTHROPIC_PROFILES[profile].evidence
+
+
+def test_profiles_of_another_dialect_are_refused():
+    with pytest.raises(InvalidArgument, match="unknown profile 'index-zero' for dialect anthropic"):
+        strategies.cases(dialect=A, profiles=["index-zero"])
+
+
+def test_every_event_is_named_by_its_type_and_ids_are_tool_use_ids():
+    case = find(strategies.cases(SMALL, dialect=A), lambda c: len(c.expected.calls) == 2, settings=QUICK)
+    assert all(e.event == json.loads(e.data)["type"] for e in case.events)
+    assert all(c.id.startswith("toolu_") for c in case.expected.calls)
+
+
+@settings(max_examples=20)
+@given(st.data())
+def test_the_same_planned_calls_render_in_both_event_dialects(data):
+    tools = strategies.bundled_tools()[:3]
+    generators = tuple((t, strategies.tool_arguments(t)) for t in tools)
+    planned = data.draw(st.composite(lambda draw: plan_calls(draw, generators, str, whole=False))())
+    rendered = {}
+    for module in (anthropic, responses):
+        items, _ = data.draw(st.composite(lambda draw: module.render(draw, planned, frozenset(), module.COMPLETING[0]))())
+        rendered[module.PLAIN] = [(m.call, m.text) for _, marks in items for m in marks if m.kind == "args" and m.text]
+    assert rendered["anthropic"] == rendered["responses"] == [(c.number, f) for c in planned for f in c.fragments if f]

@@ -1,0 +1,32 @@
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolfuzz.strategies import bundled_tools, tool_arguments
+from toolfuzz.strategies.arguments import validator
+from toolfuzz.strategies.endings import break_schema, corrupt_text, unknown_name
+from toolfuzz.strategies.expect import parses
+from toolfuzz.strategies.values import json_values
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_corrupted_arguments_are_never_json(data):
+    text = json.dumps(data.draw(json_values()))
+    assert not parses(data.draw(corrupt_text(text)))
+
+
+@settings(max_examples=200)
+@given(st.data())
+def test_broken_arguments_are_json_the_schema_rejects(data):
+    tool = data.draw(st.sampled_from(bundled_tools()))
+    value = data.draw(tool_arguments(tool))
+    broken = break_schema(value, tool.parameters, data.draw(st.integers(0, 3)))
+    assert not validator(tool.parameters).is_valid(broken)
+    assert json.loads(json.dumps(broken)) == broken
+
+
+def test_unknown_names_are_not_tools():
+    tools = bundled_tools()
+    assert unknown_name("get_weather", tools) not in {t.name for t in tools}

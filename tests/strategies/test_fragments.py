@@ -1,0 +1,62 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolfuzz.strategies import fragments, hard_places
+from toolfuzz.strategies.fragments import join_fragments, to_utf16_units
+
+TEXTS = st.one_of(
+    st.text(),
+    st.builds(lambda s: '{"a": "%s"}' % s, st.text(alphabet='ab\\"u0😀 {}')),
+)
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_fragments_always_join_to_the_text(data):
+    text = data.draw(TEXTS)
+    assert "".join(data.draw(fragments(text))) == text
+
+
+@settings(max_examples=200)
+@given(st.data())
+def test_utf16_halves_join_back_to_the_whole_character(data):
+    text = data.draw(st.text())
+    units = to_utf16_units(text)
+    pieces = data.draw(fragments(units, must="surrogate"))
+    assert join_fragments(pieces) == text
+    if any(ord(c) > 0xFFFF for c in text):
+        assert any(p and "\ud800" <= p[-1] <= "\udbff" for p in pieces[:-1])
+
+
+def test_hard_places_find_the_hard_places():
+    text = '{"a": "x\\"y\\u00e9"}'
+    places = hard_places(text)
+    assert text[places["after-backslash"][0] - 1] == "\\"
+    assert any(text[i - 1] in "0e" for i in places["in-unicode-escape"])
+    assert 1 in places["brace"] and places["whitespace"]
+
+
+def test_fragments_reach_the_hard_cuts():
+    seen = set()
+    text = '{"path": "C:\\\\dir\\\\f.txt", "n": "\\u00e9"}'
+
+    @settings(max_examples=300, database=None)
+    @given(fragments(text))
+    def look(pieces):
+        if len(pieces) == 1:
+            seen.add("whole")
+        if any(p.endswith("\\") for p in pieces[:-1]):
+            seen.add("after-backslash")
+        if "" in pieces:
+            seen.add("empty")
+        if len(pieces) == len(text):
+            seen.add("one-char")
+
+    look()
+    assert seen == {"whole", "after-backslash", "empty", "one-char"}
+
+
+def test_fragments_shrink_to_the_whole_text():
+    from hypothesis import find
+
+    assert find(fragments("abc"), lambda p: True) == ["abc"]

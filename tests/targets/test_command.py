@@ -1,0 +1,333 @@
+"""``cmd:`` targets: a program in another language over the subprocess protocol (docs/subprocess.md).
+
+A small Python program written here speaks the protocol and misbehaves on
+request, chosen by the name of the first call in the case; the node example
+(examples/node-openai) runs the openai npm package's accumulator through the
+same path, wherever node and npm are installed.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from toolfuzz.cli import main
+from toolfuzz.judge.compare import compare
+from toolfuzz.errors import UsageError
+from toolfuzz.corpus.fixtures import load
+from toolfuzz.vocabulary import Case
+from toolfuzz.judge.sandbox import observe
+from toolfuzz.judge.contestants import resolve
+from toolfuzz.targets.command import Child, CommandError, command_target
+from toolfuzz.targets.reference import assemble
+from tests.streams import chunk, frag, head, sse
+from tests.paths import ROOT
+
+ROOT = ROOT
+SEED = ROOT / "findings" / "seed"
+EXAMPLE = ROOT / "examples" / "node-openai"
+
+PROGRAM = textwrap.dedent('''
+    import base64, json, sys, time
+
+    def say(doc):
+        sys.stdout.write(json.dumps(doc) + "\\n")
+        sys.stdout.flush()
+
+    hello = {"protocol": "toolfuzz-subprocess/1", "name": "py-child", "version": "0.1",
+             "level": "bytes" if "bytes" in sys.argv else "events", "claims": ["ids", "names", "completion"],
+             "dialects": ["openai-chat"]}
+    if "no-hello" in sys.argv:
+        time.sleep(60)
+    if "exit" in sys.argv:
+        sys.stderr.write("cannot find my assembler\\n")
+        sys.exit(4)
+    if "garbled-hello" in sys.argv:
+        print("hello there", flush=True)
+    elif "old-protocol" in sys.argv:
+        say({**hello, "protocol": "toolfuzz-subprocess/0"})
+    else:
+        say(hello)
+
+    def assemble(chunks):
+        calls, finished = {}, set()
+        for c in chunks:
+            for choice in c.get("choices", []):
+                n = choice.get("index", 0)
+                if choice.get("finish_reason") in ("tool_calls", "stop"):
+                    finished.add(n)
+                for t in (choice.get("delta") or {}).get("tool_calls") or []:
+                    call = calls.setdefault((n, t["index"]), {"choice": n, "index": t["index"], "id": None,
+                                                              "name": None, "arguments": ""})
+                    call["id"] = call["id"] or t.get("id")
+                    fn = t.get("function") or {}
+                    call["name"] = call["name"] or fn.get("name")
+                    call["arguments"] += fn.get("arguments") or ""
+        return [{**c, "complete": c["choice"] in finished} for c in calls.values()]
+
+    for line in sys.stdin:
+        request = json.loads(line)
+        if "reads" in request:
+            wire = b"".join(base64.b64decode(r) for r in request["reads"])
+            say({"calls": [{"index": 0, "id": request["dialect"], "name": "wire",
+                            "arguments": wire.decode("utf-8", "replace")}]})
+            continue
+        calls = assemble(request["chunks"])
+        what = calls[0]["name"] if calls else None
+        if what == "raise_it":
+            say({"error": {"type": "KeyError", "message": "no such call"}})
+        elif what == "garbage":
+            print("this is not json", flush=True)
+        elif what == "confused":
+            say({"protocol_error": "request has no chunks list"})
+        elif what == "crash":
+            sys.stderr.write("Segmentation fault in the assembler\\n")
+            sys.stderr.flush()
+            sys.exit(3)
+        elif what == "hang":
+            time.sleep(600)
+        elif what == "huge":
+            say({"calls": [{**calls[0], "arguments": "x" * 100_000}]})
+        elif what == "chatty":
+            sys.stdout.write(json.dumps({"calls": calls}) + "\\n" + json.dumps({"calls": calls}) + "\\n")
+            sys.stdout.flush()
+        elif what == "late":
+            say({"calls": calls})
+            time.sleep(0.2)
+            say({"calls": calls})
+        else:
+            say({"calls": calls})
+''')
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("child") / "child.py"
+    path.write_text(PROGRAM)
+    return path
+
+
+@pytest.fixture
+def target(program):
+    t = command_target([sys.executable, str(program)])
+    yield t
+    t.extra["child"].stop()
+
+
+def case_named(name: str, finished: bool = True) -> Case:
+    wire = sse(chunk(head(0, "call_1", name, '{"a": ')), chunk(frag(0, "1}")),
+               *([chunk(finish="tool_calls")] if finished else []), done=finished)
+    return Case(reads=(wire,), expected=assemble([wire]))
+
+
+def kinds(target, case, timeout=5.0):
+    observation = observe(target, case, timeout=timeout)
+    return [d.kind for d in compare(case.expected, observation, target)], observation
+
+
+def test_the_handshake_names_levels_and_versions_the_target(target):
+    assert (target.name, target.version, target.level) == ("py-child", "0.1", "events")
+    assert target.reports == frozenset({"ids", "names", "completion"}) and target.dialects == ("openai-chat",)
+
+
+def test_normal_calls_come_back_as_the_program_assembled_them_and_agree(target):
+    for name in ("get_weather", "read_file"):
+        found, obs = kinds(target, case_named(name))
+        assert found == [] and [(c.id, c.name, c.arguments, c.complete) for c in obs.calls] == [
+            ("call_1", name, '{"a": 1}', True)]
+    found, obs = kinds(target, case_named("get_weather", finished=False))
+    assert found == [] and obs.calls[0].complete is False
+    assert target.extra["child"].starts == 1  # one process served every case
+
+
+def test_at_level_bytes_the_reads_arrive_byte_exact_with_the_dialect(program):
+    t = command_target([sys.executable, str(program), "bytes"])
+    try:
+        wire = "data: {\"x\": \"naïve 😀\"}\n\n".encode()
+        case = Case(reads=(wire[:9], wire[9:20], wire[20:]), expected=assemble([wire]))
+        obs = observe(t, case)
+        assert t.level == "bytes" and obs.calls[0].arguments == wire.decode() and obs.calls[0].id == "openai-chat"
+    finally:
+        t.extra["child"].stop()
+
+
+def test_the_programs_own_exception_is_raised_under_its_type(target):
+    found, obs = kinds(target, case_named("raise_it"))
+    assert found == ["raised"] and obs.raised == "KeyError: no such call"
+    assert kinds(target, case_named("ok"))[0] == [] and target.extra["child"].starts == 1
+
+
+def test_a_protocol_error_is_raised_as_such_not_as_the_assemblers_failure(target):
+    found, obs = kinds(target, case_named("confused"))
+    assert found == ["raised"] and obs.raised.startswith("ProtocolError: request has no chunks list")
+
+
+def test_a_garbage_line_is_a_bad_return_and_the_next_case_is_served(target):
+    found, obs = kinds(target, case_named("garbage"))
+    assert found == ["bad_return"] and "not JSON" in obs.bad_return and "this is not json" in obs.bad_return
+    assert kinds(target, case_named("ok"))[0] == []
+
+
+def test_two_lines_for_one_case_is_a_bad_return_and_a_fresh_program(target):
+    found, obs = kinds(target, case_named("chatty"))
+    assert found == ["bad_return"] and "more than one line" in obs.bad_return
+    assert kinds(target, case_named("ok"))[0] == [] and target.extra["child"].starts == 2
+
+
+def test_output_after_the_answer_is_found_before_the_next_request_and_fails_that_case(target):
+    assert kinds(target, case_named("late"))[0] == []
+    # Wait for the stray line (a readiness wait, not a timing assertion).
+    assert select.select([target.extra["child"]._proc.stdout], [], [], 30)[0]
+    found, obs = kinds(target, case_named("ok"))
+    assert found == ["bad_return"] and "output no request asked for" in obs.bad_return
+    assert kinds(target, case_named("ok"))[0] == [] and target.extra["child"].starts == 2
+
+
+def test_a_crash_mid_case_is_raised_with_status_and_stderr_then_it_restarts(target):
+    found, obs = kinds(target, case_named("crash"))
+    assert found == ["raised"]
+    assert "ChildDied" in obs.raised and "status 3" in obs.raised and "Segmentation fault" in obs.raised
+    assert kinds(target, case_named("ok"))[0] == [] and target.extra["child"].starts == 2
+
+
+def test_a_hung_program_times_out_is_killed_and_the_next_case_gets_a_fresh_one(target):
+    first = target.extra["child"]._proc
+    found, obs = kinds(target, case_named("hang"), timeout=1.0)
+    assert found == ["timed_out"] and obs.timed_out
+    assert first.poll() is not None  # killed, not left sleeping
+    assert kinds(target, case_named("ok"))[0] == [] and target.extra["child"].starts == 2
+
+
+def test_an_oversized_answer_line_is_a_bad_return(target):
+    target.extra["child"].max_answer = 10_000
+    found, obs = kinds(target, case_named("huge"))
+    assert found == ["bad_return"] and "longer than 10000 bytes" in obs.bad_return
+    assert kinds(target, case_named("ok"))[0] == [] and target.extra["child"].starts == 2
+
+
+@pytest.mark.parametrize("arg,words", [
+    ("garbled-hello", "not a JSON handshake"),
+    ("old-protocol", "'protocol' is 'toolfuzz-subprocess/0'"),
+    ("exit", "exited with status 4; stderr ends: cannot find my assembler"),
+])
+def test_a_bad_or_missing_handshake_is_one_usage_error_naming_the_spec(program, arg, words):
+    spec = f"cmd:{sys.executable} {program} {arg}"
+    with pytest.raises(UsageError, match=f"--target {spec}: .*{words}"):
+        resolve(spec)
+
+
+def test_a_silent_program_fails_its_handshake_within_the_limit_and_is_stopped(program):
+    child = Child([sys.executable, str(program), "no-hello"], handshake_seconds=0.5)
+    with pytest.raises(CommandError, match="no handshake line within 0.5 s"):
+        child.start()
+    assert child._proc is None
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("cmd:", "no command after cmd:"),
+    ("cmd:no-such-program-xyz --flag", "command not found: no-such-program-xyz"),
+    ('cmd:node "unclosed', "cannot split the command"),
+])
+def test_bad_cmd_specs_are_one_clear_error(spec, words):
+    with pytest.raises(UsageError, match=words):
+        resolve(spec)
+
+
+# -- the node example: the openai npm package's accumulator -------------------
+
+NODE = f"cmd:node {EXAMPLE / 'assemble.js'}"
+needs_node = pytest.mark.skipif(not (shutil.which("node") and shutil.which("npm")), reason="node and npm not installed")
+
+
+@pytest.fixture(scope="session")
+def node_example() -> Path:
+    """The example's dependencies, installed from its lock file once (npm ci needs the registry)."""
+    lock = json.loads((EXAMPLE / "package-lock.json").read_text())
+    wanted = lock["packages"]["node_modules/openai"]["version"]
+    installed = EXAMPLE / "node_modules" / "openai" / "package.json"
+    if not installed.is_file() or json.loads(installed.read_text())["version"] != wanted:
+        done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=EXAMPLE, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    return EXAMPLE
+
+
+@pytest.fixture
+def node_target(node_example):
+    (t,) = resolve(NODE)
+    yield t
+    t.extra["child"].stop()
+
+
+@needs_node
+def test_the_openai_npm_accumulator_assembles_the_two_interleaved_calls(node_target, node_example):
+    wanted = json.loads((node_example / "package-lock.json").read_text())["packages"]["node_modules/openai"]
+    assert (node_target.name, node_target.level, node_target.version) == (
+        "openai-node-stream", "events", wanted["version"])
+    case = load(SEED / "two-calls-interleaved.json").case
+    obs = observe(node_target, case)
+    assert {(c.index, c.id, c.name, c.arguments, c.complete) for c in obs.calls} == {
+        (0, "call_w1", "get_weather", '{"city": "Paris", "unit": "celsius"}', True),
+        (1, "call_r1", "read_file", '{"path": "/etc/hosts"}', True)}
+    assert compare(case.expected, obs, node_target) == []
+
+
+@needs_node
+def test_the_openai_npm_client_reads_the_two_interleaved_calls_off_the_network_reads(node_example):
+    (t,) = resolve(f"{NODE} --client")
+    try:
+        case = load(SEED / "two-calls-interleaved.json").case
+        obs = observe(t, case)
+        assert t.level == "bytes" and compare(case.expected, obs, t) == []
+    finally:
+        t.extra["child"].stop()
+
+
+@needs_node
+def test_a_short_run_through_node_saves_fixtures_that_replay_as_recorded(node_target, tmp_path, capsys):
+    code = main(["run", "--target", NODE, "--max-examples", "50", "--seed", "1", "--findings", str(tmp_path),
+                 "--json"])
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert code in (0, 1) and summary["examples"] == 50, err
+    (row,) = summary["targets"]
+    assert row["name"] == "openai-node-stream" and row["level"] == "events"
+    kinds_found = {d["kind"] for d in row["divergences"]}
+    # Whatever the package gets wrong, the protocol itself held: no garbled, late or dead answers.
+    assert not kinds_found & {"bad_return", "timed_out", "blocked_action"}, row
+    assert not any(w in d["detail"] for d in row["divergences"] for w in ("ProtocolError", "ChildDied")), row
+    # The pinned version's finalChatCompletion() rejects any stream whose first delta has no role.
+    assert any(d["kind"] == "raised" and "missing role for choice 0" in d["detail"] for d in row["divergences"])
+    assert code == 1
+    fixtures = sorted(tmp_path.glob("openai-node-stream/*.json"))
+    assert len(fixtures) == len(row["divergences"])
+    for path in fixtures:
+        # Each saved case fails the same way again through another node process.
+        fixture = load(path)
+        recorded = fixture.observed["openai-node-stream"]["kind"]
+        observation = observe(node_target, fixture.case)
+        assert recorded in {d.kind for d in compare(fixture.case.expected, observation, node_target)}, path
+
+
+@needs_node
+@pytest.mark.parametrize("path", sorted((SEED.parent / "openai-node").glob("*.json")), ids=lambda p: p.stem)
+def test_the_committed_openai_npm_findings_replay_as_recorded(path, node_example):
+    fixture = load(path)
+    assert fixture.statement, path
+    ((name, record),) = fixture.observed.items()
+    (t,) = resolve(NODE + (" --client" if name.endswith("-client") else ""))
+    try:
+        assert t.name == name
+        kinds = {d.kind for d in compare(fixture.case.expected, observe(t, fixture.case), t)}
+    finally:
+        t.extra["child"].stop()
+    wanted = json.loads((node_example / "package-lock.json").read_text())["packages"]["node_modules/openai"]["version"]
+    # Recorded on the pinned version: a new pin must re-record these (toolfuzz corpus check says which are fixed).
+    assert record["version"] == wanted and record["kind"] in kinds, path
