@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Callable
 
 from toolfuzz import strategies
+from toolfuzz.engine.runner import RunConfig
 from toolfuzz.engine.supervisor import Supervisor
-from toolfuzz.engine.worker import Unit
+from toolfuzz.engine.units import Unit
 from toolfuzz.targets.registry import builtin_targets
 
 HEADER = ("workers", "examples", "search s", "examples/s", "speed-up", "peak RSS MiB")
@@ -38,10 +39,11 @@ def run_once(workers: int, budget: float, on_sample: Callable[[float, int], None
     registry = builtin_targets(TARGETS)
     targets = [registry[name] for name in TARGETS]
     with tempfile.TemporaryDirectory() as tmp:
-        supervisor = Supervisor(
-            targets=targets, specs=list(TARGETS), level="events", units=[Unit(None, TARGETS)], tools=None,
-            dialect=None, max_examples=10**9, budget=budget, seed=1, timeout=5.0, memory_cap=None, workers=workers,
-            state=Path(tmp) / "state", database=None, plain=strategies.PLAIN_FEATURES)
+        # The supervisor even for one worker: the figures compare transports of the same search, not one process.
+        config = RunConfig(targets=tuple(targets), specs=TARGETS, level="events", dialect="openai-chat",
+                           profiles=None, tools=None, max_examples=10**9, budget=budget, seed=1, timeout=5.0,
+                           workers=workers, state=Path(tmp) / "state")
+        supervisor = Supervisor(config, [Unit(None, TARGETS)], plain=strategies.PLAIN_FEATURES)
         sampler = _Sampler(on_sample)
         sampler.start()
         try:

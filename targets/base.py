@@ -21,9 +21,9 @@ order, one dict each::
 Raising is an outcome too.  A target is judged only on what it claims
 (:attr:`Target.reports`): a plain function on association, ids, names,
 argument strings and completion; parsing and validation only when claimed.
-A target that claims ``errors`` returns ``{"calls": [...], "error": CODE}``
-instead of the bare list, CODE being the stream error code it ended with
-(``toolfuzz.vocabulary.ERROR_CODES``) or None.
+A target that claims ``errors`` returns ``{"calls": [...], "stream_error": CODE}``
+instead of the bare list, CODE being the code of the stream error it ended
+with (``toolfuzz.vocabulary.ERROR_CODES``) or None.
 
 An assembler is built for a request: the tools it offered and the bounds in
 force.  A target with :attr:`Target.takes_request` is called as

@@ -16,7 +16,7 @@ def _reference_in(dialect: str):
     def run(reads: list[bytes], tools: Iterable[Tool] = (), limits: Limits = Limits()) -> dict[str, Any]:
         outcome = assemble(reads, tools, limits, dialect)
         return {"calls": [{**c.to_json(), "complete": c.status != INCOMPLETE} for c in outcome.calls],
-                "error": outcome.error.code if outcome.error else None}
+                "stream_error": outcome.error.code if outcome.error else None}
 
     return run
 

@@ -16,7 +16,8 @@ import sys
 from toolfuzz.cli.arguments import add_dialect_option, add_target_options
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.fixtures import write_atomic
-from toolfuzz.corpus.replay import junit_xml, load_fixtures, render, replay
+from toolfuzz.corpus.replay import load_fixtures, replay
+from toolfuzz.outputs.replay_matrix import render, replay_junit
 from toolfuzz.judge.contestants import resolve_all
 
 
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     report = replay(fixtures, given, args.timeout)
     if args.junit:
         try:
-            write_atomic(args.junit, junit_xml(report))
+            write_atomic(args.junit, replay_junit(report))
         except OSError as e:
             raise UsageError(f"{args.junit}: cannot write: {e.strerror or e}") from None
     if args.json:

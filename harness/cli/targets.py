@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from toolfuzz.outputs.tables import aligned
 from toolfuzz.targets import adapters
 from toolfuzz.targets.registry import builtin_targets
 
@@ -30,7 +31,5 @@ def run(args: argparse.Namespace) -> int:
     for name, version, why in adapters.status():
         if name not in targets:
             rows.append((name, "-", version, "-", "no", verified.get(name) or "-", why))
-    widths = [max(len(r[i]) for r in rows) for i in range(6)]
-    for r in rows:
-        sys.stdout.write("  ".join(c.ljust(w) for c, w in zip(r[:6], widths)) + "  " + r[6] + "\n")
+    sys.stdout.write(aligned(rows))
     return 0

@@ -33,12 +33,12 @@ from toolfuzz.judge.compare import KINDS, Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.findings import path_for
-from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, write_atomic
+from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, write_atomic, printable
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.vocabulary import Case
 from toolfuzz.judge.sandbox import Observation, observe
-from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, _safe_text, fixed_in, fixed_text, load_fixtures, replay
-from toolfuzz.engine.search import Finding, signature_of
+from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, fixed_in, fixed_text, load_fixtures, replay
+from toolfuzz.engine.events import Finding, signature_of
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.reference import assemble
@@ -410,5 +410,5 @@ def render_check(result: CheckReport) -> str:
 
 
 def _one_line(text: str, limit: int = 400) -> str:
-    text = _safe_text(" ".join(text.split()))
+    text = printable(" ".join(text.split()))
     return text if len(text) <= limit else text[:limit - 3] + "..."

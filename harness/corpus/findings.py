@@ -1,4 +1,8 @@
-"""Findings on disk: one fixture file per signature, written atomically, the smallest kept."""
+"""Findings on disk: one fixture file per signature, written atomically, the smallest kept.
+
+:class:`FindingWriter` is how a run's findings get there: it consumes the
+run's events (:mod:`toolfuzz.engine.events`) and writes each one it is told of.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +16,9 @@ from toolfuzz import __version__
 from toolfuzz.judge.child import ISOLATED_KINDS
 from toolfuzz.judge.compare import KINDS
 from toolfuzz.corpus.fixtures import Fixture, FixtureError, dumps, load, write_atomic
-from toolfuzz.engine.search import Finding
+from toolfuzz.engine.events import Event, Finding, Found
 
-__all__ = ["fixture_for", "path_for", "save", "save_fixture"]
+__all__ = ["fixture_for", "path_for", "save", "save_fixture", "FindingWriter"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
@@ -78,3 +82,23 @@ def save_fixture(path: Path, fixture: Fixture) -> tuple[Path, str]:
             return path, "kept"
     write_atomic(path, dumps(fixture))
     return path, "written"
+
+
+class FindingWriter:
+    """Consumes a run's events: each finding written under ``root``, and where it went remembered."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        #: Every finding of the run, in order, with its file and ``written`` or ``kept``.
+        self.saved: list[tuple[Finding, Path, str]] = []
+        self._where: dict[str, tuple[Path, str]] = {}
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Found):
+            path, what = save(self.root, event.finding)
+            self.saved.append((event.finding, path, what))
+            self._where[event.finding.signature] = (path, what)
+
+    def where(self, finding: Finding) -> tuple[Path, str]:
+        """The file the latest finding with this one's signature was written to (or kept in)."""
+        return self._where[finding.signature]

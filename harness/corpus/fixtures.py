@@ -392,3 +392,15 @@ def _json_type(value: Any) -> str:
         return "null"
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
             int: "an integer", float: "a number"}.get(type(value), type(value).__name__)
+
+
+_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def printable(text: str) -> str:
+    """Text from a fixture, safe on a terminal and in XML 1.0: control characters and lone surrogates escaped.
+
+    A fixture may hold any character; an escape sequence must not reach a
+    terminal, and a control character would make an XML report unreadable.
+    """
+    return _UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text)

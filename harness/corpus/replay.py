@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +34,7 @@ from toolfuzz import __version__
 from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.errors import UsageError
-from toolfuzz.corpus.fixtures import Fixture, FixtureError, iter_fixture_paths, load
+from toolfuzz.corpus.fixtures import Fixture, FixtureError, iter_fixture_paths, load, printable
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.judge.sandbox import chunks_of, observe
 from toolfuzz.targets.base import Target
@@ -230,7 +228,7 @@ def _labelled(loaded: list[Loaded]) -> list[Loaded]:
         if f.fixture.name in repeated or not f.fixture.name.strip():
             label = _relative(f.path, base)
         # A newline must not break the matrix, nor an escape sequence reach the terminal.
-        label = _safe_text(" ".join(label.split()))
+        label = printable(" ".join(label.split()))
         label = shorten(label, MAX_LABEL)
         unique, n = label, 2
         while unique in taken:
@@ -347,153 +345,3 @@ def _reference_cell(loaded: Loaded, timeout: float) -> Cell:
         divergences += [dataclasses.replace(d, detail=f"reference decoder: {d.detail}")
                         for d in compare(case.expected, decoded, REFERENCE_SSE, case.events)]
     return _cell(loaded, REFERENCE_NAME, divergences, observation.seconds)
-
-
-# -- reporting ---------------------------------------------------------------
-
-MAX_DETAIL = 400
-LEGEND = (
-    ("ok", "agrees with the expected outcome"),
-    ("fixed", "recorded as diverging, now agrees"),
-    ("still fails", "recorded as diverging, still diverges as recorded"),
-    ("changed", "recorded as diverging, now diverges another way"),
-    ("DIVERGES k", "diverges with first kind k, and was not recorded: fails the replay"),
-    ("RAISES", "raised, not recorded: fails (TIMEOUT: ran past --timeout; BLOCKED: tried a forbidden action)"),
-    ("skipped", "recorded for the fixture but not run"),
-    ("-", "not run on this fixture"),
-)
-
-
-def cell_text(cell: Cell | None) -> str:
-    """Words, not symbols; capitals for the cells that fail the replay."""
-    if cell is None:
-        return "-"
-    what = cell.kind if cell.state == "diverges" else cell.state
-    if cell.verdict == "unexpected":
-        return f"DIVERGES {cell.kind}" if cell.state == "diverges" else cell.state.upper()
-    if cell.verdict in ("still fails", "changed"):
-        return f"{cell.verdict}: {what}"
-    return cell.verdict  # ok, fixed, skipped
-
-
-def render(report: Report, width: int = 120) -> str:
-    """The matrix, the legend, the details of every cell that is not plain ok, and a summary line.
-
-    Targets are numbered columns, named in a list above; when the columns are
-    wider than ``width`` the matrix is printed in blocks of columns, each
-    repeating the fixture names, rather than in lines a terminal folds.
-    """
-    index = {(id(c.fixture), c.target): c for c in report.cells}
-    headers = [str(n) for n in range(1, len(report.targets) + 1)]
-    rows = [[cell_text(index.get((id(f), t))) for t in report.targets] for f in report.fixtures]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-    first = max([len("fixture")] + [len(f.label) for f in report.fixtures])
-    lines = ["targets:"]
-    for n, name in enumerate(report.targets, 1):
-        level, version = report.levels.get(name, (None, None))
-        about = f"{level}" + (f", {version}" if version else "") if level else "not run"
-        lines.append(f"  {n:>{len(headers[-1])}}  {_safe_text(name)}  ({about})")
-    for block in _blocks(widths, width - first - 2):
-        lines.append("")
-        lines.append("  ".join(["fixture".ljust(first)] + [headers[i].ljust(widths[i]) for i in block]).rstrip())
-        for f, row in zip(report.fixtures, rows):
-            lines.append("  ".join([f.label.ljust(first)] + [row[i].ljust(widths[i]) for i in block]).rstrip())
-    lines.append("")
-    lines.append("legend:")
-    lines.extend(f"  {word:<11}  {meaning}" for word, meaning in LEGEND)
-    notable = [c for c in report.cells if c.verdict in ("unexpected", "changed", "still fails", "fixed")]
-    if notable:
-        lines.append("")
-        lines.append("details:")
-        for c in notable:
-            text = f"{c.fixture.label} x {c.target}: {c.verdict}"
-            if c.divergences:
-                text += f": {c.kind}: {c.detail}"
-            if c.verdict == "fixed":
-                text = f"{c.fixture.label} x {c.target}: {fixed_in(c)}"
-            if c.verdict in ("changed", "fixed") and c.recorded_kind:
-                text += f" (recorded: {c.recorded_kind})"
-            text = _safe_text(" ".join(text.split()))
-            # A terminal folds a long detail line harmlessly; only a runaway one is cut.
-            lines.append("  " + (text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL - 3] + "..."))
-    stated = [f for f in report.fixtures if f.fixture.statement]
-    if stated:
-        lines.append("")
-        lines.append("statements:")
-        lines.extend("  " + _safe_text(" ".join(f"{f.label}: {f.fixture.statement}".split())) for f in stated)
-    lines.append("")
-    lines.append(summary(report))
-    return "\n".join(lines) + "\n"
-
-
-def _blocks(widths: list[int], room: int) -> list[list[int]]:
-    """Column indices in groups whose cells fit in ``room`` characters (at least one column each)."""
-    blocks: list[list[int]] = [[]]
-    used = 0
-    for i, w in enumerate(widths):
-        if blocks[-1] and used + 2 + w > room:
-            blocks.append([])
-            used = 0
-        blocks[-1].append(i)
-        used += 2 + w
-    return blocks
-
-
-def summary(report: Report) -> str:
-    counts = report.counts()
-    parts = [f"{counts[v]} {v}" for v in VERDICTS if counts[v] or v in ("ok", "unexpected")]
-    result = "FAIL" if report.exit_code else "pass"
-    return (f"{result}: {len(report.fixtures)} fixture{'s' if len(report.fixtures) != 1 else ''} x "
-            f"{len(report.targets)} target{'s' if len(report.targets) != 1 else ''}, "
-            + ", ".join(parts))
-
-
-# -- JUnit XML ---------------------------------------------------------------
-
-# XML 1.0 cannot hold most control characters nor lone surrogates, a terminal
-# obeys escape sequences, and fixture names and a target's exception message
-# may contain anything: such characters are shown escaped.
-_UNSAFE = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _safe_text(text: str) -> str:
-    return _UNSAFE.sub(lambda m: repr(m.group())[1:-1], text)
-
-
-def junit_xml(report: Report) -> str:
-    """One testsuite per fixture, one testcase per target that ran or was skipped there.
-
-    Unexpected cells are failures; recorded divergences that still fail are
-    skipped with the reason (as pytest writes an expected failure), so the
-    XML fails exactly when the exit status does.
-    """
-    root = ET.Element("testsuites", name="toolfuzz replay")
-    totals = {"tests": 0, "failures": 0, "skipped": 0}
-    for f in report.fixtures:
-        cells = [c for c in report.cells if c.fixture is f]
-        suite = ET.SubElement(root, "testsuite", name=_safe_text(f.fixture.name), file=_safe_text(str(f.path)))
-        counts = {"tests": len(cells), "failures": 0, "errors": 0, "skipped": 0}
-        for c in cells:
-            case = ET.SubElement(suite, "testcase", classname=_safe_text(f.fixture.name), name=_safe_text(c.target),
-                                 time=f"{c.seconds:.3f}")
-            if c.verdict == "unexpected":
-                counts["failures"] += 1
-                failure = ET.SubElement(case, "failure", type=c.kind or c.state,
-                                        message=_safe_text(f"{c.state}: {c.kind}: {c.detail}"[:500]))
-                failure.text = _safe_text("\n".join(f"{d.kind}: {d.detail}" for d in c.divergences))
-            elif c.verdict in ("still fails", "changed", "skipped"):
-                counts["skipped"] += 1
-                reason = c.reason if c.verdict == "skipped" else f"{c.verdict} (recorded as diverging): {c.kind}"
-                ET.SubElement(case, "skipped", message=_safe_text(reason[:500]))
-            elif c.verdict == "fixed":
-                ET.SubElement(case, "system-out").text = _safe_text(
-                    f"{fixed_in(c)}: recorded as diverging ({c.recorded_kind}), now agrees")
-        for key, value in counts.items():
-            suite.set(key, str(value))
-        for key in totals:
-            totals[key] += counts[key]
-    for key, value in totals.items():
-        root.set(key, str(value))
-    root.set("errors", "0")
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -34,13 +34,16 @@ it got.
 The signature of a finding is its target, its kind and the features of its
 shrunk case (the profiles and transport variants that remain when nothing
 more can be removed): stable across runs, and what dedupes fixture files.
+
+What the search meets it says as events (:mod:`toolfuzz.engine.events`):
+:class:`~toolfuzz.engine.events.Progress` now and then, and
+:class:`~toolfuzz.engine.events.Found` for each new finding.
 """
 
 from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from hypothesis.database import ExampleDatabase
@@ -49,15 +52,15 @@ from hypothesis import strategies as st
 from hypothesis.errors import Flaky, HypothesisException, HypothesisWarning
 from hypothesis.reporting import with_reporter
 
-from toolfuzz.judge.compare import Divergence, compare
-from toolfuzz.judge.compare_events import expected_events
-from toolfuzz.vocabulary import Case
-from toolfuzz.judge.sandbox import Observation, chunks_of, observe
+from toolfuzz.engine.events import Emit, Finding, Found, Progress, Stats
 from toolfuzz.engine.seeding import seeded_by_strategies_only
+from toolfuzz.judge.compare import compare
+from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.judge.sandbox import chunks_of, observe
 from toolfuzz.targets.base import Target
+from toolfuzz.vocabulary import Case
 
-__all__ = ["Finding", "SearchStats", "search", "search_for_kind", "signature_of", "is_explained", "SHRINK_GRACE",
-           "ROUND_EXAMPLES"]
+__all__ = ["search", "search_for_kind", "is_explained", "SHRINK_GRACE", "ROUND_EXAMPLES"]
 
 #: Shrinking may run past the budget by at most this share of it; then the
 #: smallest case seen so far for each finding is kept.
@@ -67,57 +70,12 @@ SHRINK_GRACE = 0.25
 ROUND_EXAMPLES = 5000
 
 
-@dataclass(frozen=True)
-class Finding:
-    target: Target
-    divergence: Divergence
-    case: Case
-    observation: Observation
-    #: Features every case has in its plainest form (LF framing, one read, ...): not part of a signature.
-    plain: frozenset[str] = frozenset()
-    #: The seed of the search that met it, so that a person can run that search again.
-    seed: int | None = None
-    #: The case a worker was on when the target killed it: never shrunk (its features are all plain).
-    unshrunk: bool = False
-
-    @property
-    def features(self) -> frozenset[str]:
-        return frozenset(self.case.features) - self.plain
-
-    @property
-    def signature(self) -> str:
-        return signature_of(self.target.name, self.divergence.kind, self.features)
-
-
-def signature_of(target: str, kind: str, features: Iterable[str]) -> str:
-    return f"{target}/{kind}/{'+'.join(sorted(set(features))) or 'plain'}"
-
 
 def is_explained(known: dict[tuple[str, str], list[frozenset[str]]], target: str, kind: str,
                  features: Iterable[str]) -> bool:
     have = frozenset(features)
     return any(f <= have for f in known.get((target, kind), ()))
 
-
-@dataclass
-class SearchStats:
-    examples: int = 0
-    rounds: int = 0
-    started: float = field(default_factory=time.monotonic)
-    divergences: dict[str, int] = field(default_factory=dict)
-    seconds_in: dict[str, float] = field(default_factory=dict)
-    flaky: list[str] = field(default_factory=list)
-    #: Examples generated that had each feature (profiles and transport variants).
-    by_feature: dict[str, int] = field(default_factory=dict)
-    stopped_by: str = ""
-    #: Findings of the current round being shrunk (0 while generating).
-    shrinking: int = 0
-    #: Examples and seconds when the first divergence of the search was met (before shrinking).
-    first_found_after: tuple[int, float] | None = None
-
-    @property
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
 
 
 class _Found(Exception):
@@ -151,15 +109,14 @@ def search(
     seed: int = 0,
     timeout: float = 5.0,
     known: dict[tuple[str, str], list[frozenset[str]]] | None = None,
-    on_finding: Callable[[Finding], None] = lambda f: None,
-    on_progress: Callable[[SearchStats], None] = lambda s: None,
+    emit: Emit = lambda event: None,
     max_rounds: int = 64,
     plain: frozenset[str] = frozenset(),
     database: ExampleDatabase | None = None,
     on_case: Callable[[Case], None] = lambda case: None,
     stop: Callable[[], bool] = lambda: False,
     round_examples: int = ROUND_EXAMPLES,
-) -> tuple[list[Finding], SearchStats]:
+) -> tuple[list[Finding], Stats]:
     """Search until a round finds nothing new, or ``max_examples`` or ``budget`` seconds are spent.
 
     ``on_case`` sees every case before any target runs on it (a worker records it there, so that a
@@ -167,9 +124,10 @@ def search(
     answer ends the search there (stopped_by ``interrupted``).  With a ``database``, each round first
     replays the failing examples stored in it.  ``max_rounds`` bounds the rounds that find something
     new; rounds ended only by ``round_examples`` are not counted.  What is found is added to ``known``.
+    Each new finding and, now and then, the figures so far are emitted as events.
     """
     known = {} if known is None else known
-    stats = SearchStats()
+    stats = Stats()
     deadline = stats.started + budget
     findings: list[Finding] = []
     round_number = 0
@@ -194,7 +152,7 @@ def search(
         cap = min(remaining, round_examples)
         before = stats.examples
         new, cut_short = _round(targets, strategy, cap, seed + round_number, timeout, known, deadline,
-                                deadline + budget * SHRINK_GRACE, stats, on_progress, plain, database, on_case, stop,
+                                deadline + budget * SHRINK_GRACE, stats, emit, plain, database, on_case, stop,
                                 recorded_seed=seed)
         round_number += 1
         if cut_short and not new:
@@ -210,12 +168,12 @@ def search(
             known.setdefault((finding.target.name, finding.divergence.kind), []).append(finding.features)
             stats.divergences[finding.target.name] = stats.divergences.get(finding.target.name, 0) + 1
             findings.append(finding)
-            on_finding(finding)
+            emit(Found(finding))
     return findings, stats
 
 
 def search_for_kind(target: Target, kind: str, strategy: st.SearchStrategy[Case], *, seed: int = 0,
-                    attempts: int = 4, **options) -> tuple[list[Finding], list[SearchStats]]:
+                    attempts: int = 4, **options) -> tuple[list[Finding], list[Stats]]:
     """Search ``target`` alone until a divergence of ``kind`` turns up: those findings, and each try's stats.
 
     Each try is one round with the next seed (``seed``, ``seed + 1``, ...), knowing what the tries
@@ -223,7 +181,7 @@ def search_for_kind(target: Target, kind: str, strategy: st.SearchStrategy[Case]
     remaining ``options`` go to :func:`search`.  The self-test's benchmark and its test search this way.
     """
     known: dict[tuple[str, str], list[frozenset[str]]] = {}
-    tries: list[SearchStats] = []
+    tries: list[Stats] = []
     for attempt in range(attempts):
         # search() adds what it finds to ``known``: the next try looks past it.
         findings, stats = search([target], strategy, seed=seed + attempt, known=known, max_rounds=1, **options)
@@ -233,7 +191,7 @@ def search_for_kind(target: Target, kind: str, strategy: st.SearchStrategy[Case]
             return mine, tries
     return [], tries
 
-def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard_deadline, stats, on_progress,
+def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard_deadline, stats, emit,
            plain, database=None, on_case=lambda case: None, stop=lambda: False,
            recorded_seed: int | None = None) -> tuple[list[Finding], bool]:
     """One Hypothesis run: its findings, and whether time cut it short."""
@@ -263,15 +221,18 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard
         if failing and now - last_report >= 0.5:
             last_report = now
             stats.shrinking = len(smallest)
-            on_progress(stats)
+            emit(Progress(stats))
         if not failing:
             stats.examples += 1
             for feature in case.features:
                 stats.by_feature[feature] = stats.by_feature.get(feature, 0) + 1
+            for target in targets:
+                if case.dialect in target.dialects:
+                    stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
             now = time.monotonic()
             if now - last_report >= 0.5:
                 last_report = now
-                on_progress(stats)
+                emit(Progress(stats))
         on_case(case)
         payloads = chunks_of(case)
         events = expected_events(case)
@@ -299,7 +260,7 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard
             probe()
     except _OutOfTime:
         stats.shrinking = 0
-        on_progress(stats)
+        emit(Progress(stats))
         return _one_per_signature(smallest.values()), True
     except _Found as e:
         found.append(e.finding)
@@ -314,7 +275,7 @@ def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard
     except Flaky as e:
         stats.flaky.append(str(e).splitlines()[0])
     stats.shrinking = 0
-    on_progress(stats)
+    emit(Progress(stats))
     return _one_per_signature(found), False
 
 

@@ -1,9 +1,10 @@
 """``toolfuzz run --workers N``: worker processes that may die, and the one process that hears of findings.
 
 Each worker (:mod:`toolfuzz.engine.worker`) searches with its own seed.  The
-supervisor reads their pipes, hands every finding, whole, to its
-``on_finding`` (one process, so a signature is deduplicated in one place,
-by whoever writes findings), and watches them:
+supervisor reads their pipes, emits their findings, whole, as the one
+stream of events a run has (:mod:`toolfuzz.engine.events`; one process, so
+a signature is deduplicated in one place, by whoever writes findings), adds
+up their figures, and watches them:
 
 * a worker that dies (a signal, an exit, MemoryError under the cap) is
   replaced by a new one with a new seed, and the case it was on, read from
@@ -33,17 +34,21 @@ import time
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from toolfuzz.judge.compare import Divergence
+from toolfuzz.engine.events import Emit, Finding, Found, Note, Progress, Stats
+from toolfuzz.engine.search import SHRINK_GRACE
+from toolfuzz.engine.units import Unit
+from toolfuzz.engine.worker import WorkerConfig, arrived, main as worker_main, preload_for
 from toolfuzz.errors import UsageError
-from toolfuzz.judge.sandbox import Observation
-from toolfuzz.engine.search import SHRINK_GRACE, Finding, SearchStats
+from toolfuzz.judge.compare import Divergence
 from toolfuzz.judge.exits import death_of
-from toolfuzz.engine.worker import Unit, WorkerConfig, arrived, main as worker_main, preload_for
-from toolfuzz.targets.base import Target
+from toolfuzz.judge.sandbox import Observation
 
-__all__ = ["Supervisor", "RunStats", "MAX_DEATHS", "derive_seed"]
+if TYPE_CHECKING:
+    from toolfuzz.engine.runner import RunConfig
+
+__all__ = ["Supervisor", "MAX_DEATHS", "derive_seed"]
 
 #: Deaths one target may cause before it is left out of new workers.
 MAX_DEATHS = 3
@@ -55,16 +60,6 @@ def derive_seed(seed: int, worker: int, life: int) -> int:
     """Worker 0's first life searches with the run's seed; every other (worker, life) with its own."""
     return (seed + 7919 * worker + 104729 * life) % 2**32
 
-
-@dataclass
-class RunStats(SearchStats):
-    """The search's figures summed over every worker and every life of each."""
-
-    by_target: dict[str, int] = field(default_factory=dict)
-    workers: int = 1
-    restarts: int = 0
-    #: Targets left out after killing MAX_DEATHS workers.
-    quarantined: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -81,34 +76,29 @@ class _Life:
     started: float = field(default_factory=time.monotonic)
     #: Set by the worker's ``ready``: when it stops generating examples.
     deadline: float | None = None
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: Stats = field(default_factory=Stats)
     done: bool = False
     killed_for: str = ""
     error: str = ""
 
 
 class Supervisor:
-    def __init__(self, *, targets: list[Target], specs: list[str], level: str, units: list[Unit], tools: str | None,
-                 dialect: str | None,
-                 max_examples: int, budget: float, seed: int, timeout: float, memory_cap: int | None, workers: int,
-                 state: Path, database: str | None, plain: frozenset[str],
-                 on_finding: Callable[[Finding], None] = lambda finding: None,
-                 on_note: Callable[[str], None] = lambda text: None,
-                 on_progress: Callable[[RunStats], None] = lambda stats: None) -> None:
-        self.targets = {t.name: t for t in targets}
-        self.names = tuple(t.name for t in targets)
-        self.specs, self.level, self.units, self.tools = tuple(specs), level, tuple(units), tools
-        self.dialect = dialect
-        self.max_examples, self.budget, self.seed, self.timeout = max_examples, budget, seed, timeout
-        self.memory_cap, self.workers, self.state, self.database = memory_cap, workers, state, database
+    def __init__(self, config: RunConfig, units: list[Unit], plain: frozenset[str],
+                 emit: Emit = lambda event: None) -> None:
+        self.config = config
+        self.targets = {t.name: t for t in config.targets}
+        self.names = tuple(self.targets)
+        self.units = tuple(units)
+        self.budget, self.seed, self.timeout, self.workers = config.budget, config.seed, config.timeout, config.workers
         self.plain = plain
-        self.on_finding, self.on_note, self.on_progress = on_finding, on_note, on_progress
+        self.emit = emit
         #: A target call past timeout + grace is a hang; a worker asked to stop gets as long.
-        self.grace = max(1.0, timeout / 2)
-        self.stats = RunStats(workers=workers)
+        self.grace = max(1.0, self.timeout / 2)
+        self.stats = Stats(workers=self.workers)
         self.known: dict[tuple[str, str], list[frozenset[str]]] = {}
         self.deaths: dict[str, int] = {}
-        self.finished: list[dict[str, Any]] = []
+        #: Each ended life's worker number and last figures.
+        self.finished: list[tuple[int, Stats]] = []
         self.stopping = 0.0
         # A fork server, not fork: the supervisor may hold threads and Hypothesis state; and not plain
         # spawn, which would load every target library again for each worker and each restart.
@@ -120,10 +110,10 @@ class Supervisor:
         if not self.stopping:
             self.stopping = time.monotonic()
 
-    def run(self) -> RunStats:
+    def run(self) -> Stats:
         # Moved on when the first workers are ready: the budget is for searching, not for starting.
         self.deadline = self.stats.started + self.budget
-        share = -(-self.max_examples // self.workers)
+        share = -(-self.config.max_examples // self.workers)
         self.shares = [share] * self.workers
         lives = [self._start(n, 0, self.units) for n in range(self.workers)]
         signalled = False
@@ -159,7 +149,7 @@ class Supervisor:
                 lives = still
                 if now - last_progress >= 0.5:
                     last_progress = now
-                    self.on_progress(self._totals(lives))
+                    self.emit(Progress(self._totals(lives)))
         except BaseException:
             # An error ends the run: no worker may go on searching (and writing) after it.
             for life in lives:
@@ -182,16 +172,16 @@ class Supervisor:
         current = self._context.Value("i", -1, lock=False)
         since = self._context.Value("d", 0.0, lock=False)
         reader, writer = self._context.Pipe(duplex=False)
-        inflight = self.state / "inflight" / f"{number}.pickle"
+        inflight = self.config.state / "inflight" / f"{number}.pickle"
         inflight.unlink(missing_ok=True)
-        done_before = sum(s.get("examples", 0) for s in self.finished if s.get("worker") == number)
+        done_before = sum(s.examples for n, s in self.finished if n == number)
         seed = derive_seed(self.seed, number, life)
-        config = WorkerConfig(number=number, seed=seed, specs=self.specs, level=self.level, names=self.names,
-                              units=units, tools=self.tools, dialect=self.dialect,
+        run = self.config
+        config = WorkerConfig(number=number, seed=seed, specs=run.specs, level=run.level, names=self.names,
+                              units=units, tools=run.tools, dialect=run.dialect,
                               max_examples=max(1, self.shares[number] - done_before),
                               budget=max(0.5, self.deadline - time.monotonic()), timeout=self.timeout,
-                              memory_cap=self.memory_cap,
-                              inflight=str(inflight), database=self.database,
+                              memory_cap=run.memory_cap, inflight=str(inflight), database=run.database,
                               known={k: list(v) for k, v in self.known.items()})
         process = self._context.Process(target=worker_main, args=(config, writer, current, since),
                                         name=f"toolfuzz-worker-{number}", daemon=True)
@@ -207,7 +197,7 @@ class Supervisor:
                 what, body = life.conn.recv()
             except (EOFError, OSError):
                 return
-            if what == "finding":
+            if what == "found":
                 self._finding(life, body)
             elif what == "stats":
                 life.stats = body
@@ -229,12 +219,11 @@ class Supervisor:
     def _found(self, finding: Finding) -> None:
         name = finding.target.name
         self.stats.divergences[name] = self.stats.divergences.get(name, 0) + 1
-        self.on_finding(finding)
+        self.emit(Found(finding))
 
     def _ended(self, life: _Life) -> _Life | None:
         """Record how a worker ended; its successor, if one should take over."""
-        life.stats["worker"] = life.number
-        self.finished.append(life.stats)
+        self.finished.append((life.number, life.stats))
         if life.error:
             self.stop()
             raise UsageError(life.error)
@@ -249,11 +238,11 @@ class Supervisor:
         else:
             kind, detail = death_of(code, "the worker")
             if kind == "memory":
-                detail = f"{detail} ({_size(self.memory_cap)})"
+                detail = f"{detail} ({_size(self.config.memory_cap)})"
         if self.stopping and target is None:
             return None  # killed while stopping, between cases: nothing lost
         if target is None:
-            self.on_note(f"worker {life.number} died outside any target ({detail})")
+            self.emit(Note(f"worker {life.number} died outside any target ({detail})"))
             self.deaths[""] = self.deaths.get("", 0) + 1
             if self.deaths[""] >= MAX_DEATHS:
                 # Not a target's doing: the harness itself cannot run here, and a run that goes on
@@ -275,7 +264,7 @@ class Supervisor:
         try:
             case = pickle.loads(life.inflight.read_bytes())
         except (OSError, EOFError, pickle.UnpicklingError):
-            self.on_note(f"{target}: {kind} ({detail}), but the case in flight could not be read")
+            self.emit(Note(f"{target}: {kind} ({detail}), but the case in flight could not be read"))
             return
         # The case was not shrunk, so its features say nothing about the death: all of them count as
         # plain, the signature is <target>/<kind>/plain, and the smallest case of each is the one kept.
@@ -289,24 +278,21 @@ class Supervisor:
             for t in unit.targets:
                 if t not in kept and t not in self.stats.quarantined:
                     self.stats.quarantined.append(t)
-                    self.on_note(f"{t}: killed {MAX_DEATHS} workers; left out of the rest of this run")
+                    self.emit(Note(f"{t}: killed {MAX_DEATHS} workers; left out of the rest of this run"))
             if kept:
                 out.append(replace(unit, targets=kept))
         return tuple(out)
 
-    def _totals(self, lives: list[_Life]) -> RunStats:
-        stats = self.stats
-        stats.examples, stats.rounds = 0, 0
-        stats.by_target, stats.seconds_in, stats.by_feature, stats.flaky = {}, {}, {}, []
-        for doc in self.finished + [life.stats for life in lives]:
-            stats.examples += doc.get("examples", 0)
-            stats.rounds += doc.get("rounds", 0)
-            for key in ("by_target", "seconds_in", "by_feature"):
-                table = getattr(stats, key)
-                for k, v in doc.get(key, {}).items():
-                    table[k] = table.get(k, 0) + v
-            stats.flaky.extend(doc.get("flaky", []))
-        reasons = {doc.get("stopped_by") for doc in self.finished if doc.get("stopped_by")}
+    def _totals(self, lives: list[_Life]) -> Stats:
+        """The run's figures: every ended life's and every live one's, added up, with the supervisor's own."""
+        own = self.stats
+        stats = Stats(started=own.started, divergences=own.divergences, workers=own.workers, restarts=own.restarts,
+                      quarantined=own.quarantined)
+        for _, done in self.finished:
+            stats.add(done)
+        for life in lives:
+            stats.add(life.stats)
+        reasons = {done.stopped_by for _, done in self.finished if done.stopped_by}
         stats.stopped_by = "budget" if "budget" in reasons else (reasons.pop() if len(reasons) == 1 else
                                                                   ", ".join(sorted(reasons)) or "budget")
         return stats

@@ -26,15 +26,18 @@ from typing import Any, Iterable
 from hypothesis.errors import InvalidArgument
 
 from toolfuzz.engine.database import namespace_for, open_database
-from toolfuzz.judge.exits import exiting_on_fatal
+from toolfuzz.engine.events import Event, Finding, Found, Progress, Stats
+from toolfuzz.engine.search import search
+from toolfuzz.engine.units import Unit, cases_for
 from toolfuzz.errors import UsageError
-from toolfuzz.vocabulary import Case
-from toolfuzz.engine.search import Finding, SearchStats, search
 from toolfuzz.judge.contestants import default_targets, resolve_all
+from toolfuzz.judge.exits import exiting_on_fatal
+from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.targets.adapters import KNOWN
 from toolfuzz.targets.base import Target
+from toolfuzz.vocabulary import Case
 
-__all__ = ["WorkerConfig", "Unit", "PRELOAD", "preload_for", "main"]
+__all__ = ["WorkerConfig", "PRELOAD", "preload_for", "main", "portable", "arrived"]
 
 
 #: Modules the fork server imports once, so that each worker (and each restart) starts in a moment.
@@ -46,14 +49,6 @@ def preload_for(names: Iterable[str]) -> list[str]:
     and the libraries nobody runs (all of them: about 500 MB) would sit in every worker's memory."""
     wanted = set(names)
     return [*PRELOAD, *(a.module for a in KNOWN if wanted & set(a.names))]
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A search over some targets, with the call shapes of some profiles (None: every profile)."""
-
-    profiles: tuple[str, ...] | None
-    targets: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -88,7 +83,7 @@ class _Stop:
 
 
 def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
-    """The worker's life: set its limits, search, send findings and a last summary, exit."""
+    """The worker's life: set its limits, search, send its events and a last summary, exit."""
     _die_with_parent()
     # The parent is the fork server, which ends when the supervisor does.
     stop = _Stop(os.getppid())
@@ -100,14 +95,12 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
     signal.signal(signal.SIGINT, request_stop)
     try:
         targets = _targets(config, current, since)
-        from toolfuzz import strategies
-
-        tools = strategies.resolve_tools(config.tools, lambda text: None) if config.tools else None
+        drawn = {unit: cases_for(config.tools, unit.profiles, config.dialect) for unit in config.units}
         if config.memory_cap:
             # After the imports: the cap is for what targets allocate, not for loading the harness.
             resource.setrlimit(resource.RLIMIT_AS, (config.memory_cap, config.memory_cap))
-        totals = _Totals()
-        recorder = _Recorder(Path(config.inflight), config, conn, totals)
+        totals = Stats()
+        channel = _Channel(Path(config.inflight), conn, totals)
         deadline = time.monotonic() + config.budget
         conn.send(("ready", deadline))
         for i, unit in enumerate(config.units):
@@ -117,27 +110,18 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
             if remaining <= 0:
                 break
             budget = max(0.01, (deadline - time.monotonic()) / (len(config.units) - i))
-            # --dialect comes from another part of the run command; passed on only when it is set.
-            dialect = {"dialect": config.dialect} if config.dialect else {}
-            strategy = strategies.cases(tools=tools, profiles=list(unit.profiles) if unit.profiles else None,
-                                        **dialect)
             database = open_database(config.database, namespace_for(unit.targets, unit.profiles))
-            recorder.unit = unit
-
-            def on_finding(finding: Finding) -> None:
-                conn.send(("finding", portable(finding)))
-
-            _, stats = search([targets[n] for n in unit.targets], strategy, max_examples=remaining, budget=budget,
-                              seed=config.seed, timeout=config.timeout, known=dict(config.known),
-                              on_finding=on_finding, on_progress=recorder.progress,
-                              plain=strategies.PLAIN_FEATURES, database=database, on_case=recorder.before_case,
-                              stop=stop)
-            totals.add(stats, unit)
-            recorder.last = None
-        conn.send(("done", totals.to_json()))
+            _, stats = search([targets[n] for n in unit.targets], drawn[unit], max_examples=remaining,
+                              budget=budget, seed=config.seed, timeout=config.timeout, known=dict(config.known),
+                              emit=channel.emit, plain=PLAIN_FEATURES, database=database,
+                              on_case=channel.before_case, stop=stop)
+            totals.add(stats)
+            totals.stopped_by = stats.stopped_by
+            channel.running = None
+        conn.send(("done", totals))
         Path(config.inflight).unlink(missing_ok=True)
     except (UsageError, InvalidArgument) as e:
-        # InvalidArgument: toolfuzz.strategies.cases() refuses this unit's profiles, tools or dialect.
+        # InvalidArgument: the strategies refuse this unit's profiles, tools or dialect when first drawn.
         conn.send(("error", str(e)))
     finally:
         conn.close()
@@ -166,55 +150,16 @@ def _watched(fn: Any, number: int, current: Any, since: Any) -> Any:
     return call
 
 
-class _Totals:
-    """The worker's figures over its units, sent with ``done`` and, now and then, as ``stats``."""
+class _Channel:
+    """The worker's side of the pipe: its events, its figures now and then, and the case in flight."""
 
-    def __init__(self) -> None:
-        self.examples = 0
-        self.by_target: dict[str, int] = {}
-        self.seconds_in: dict[str, float] = {}
-        self.by_feature: dict[str, int] = {}
-        self.flaky: list[str] = []
-        self.rounds = 0
-        self.stopped_by = ""
-
-    def add(self, stats: SearchStats, unit: Unit) -> None:
-        self.examples += stats.examples
-        self.rounds += stats.rounds
-        for name in unit.targets:
-            self.by_target[name] = self.by_target.get(name, 0) + stats.examples
-        for table, more in ((self.seconds_in, stats.seconds_in), (self.by_feature, stats.by_feature)):
-            for k, v in more.items():
-                table[k] = table.get(k, 0) + v
-        self.flaky.extend(stats.flaky)
-        self.stopped_by = stats.stopped_by
-
-    def to_json(self, running: SearchStats | None = None, unit: Unit | None = None) -> dict[str, Any]:
-        doc = {"examples": self.examples, "rounds": self.rounds, "by_target": dict(self.by_target),
-               "seconds_in": dict(self.seconds_in), "by_feature": dict(self.by_feature), "flaky": list(self.flaky),
-               "stopped_by": self.stopped_by}
-        if running is not None and unit is not None:
-            more = _Totals()
-            more.add(running, unit)
-            for key in ("by_target", "seconds_in", "by_feature"):
-                for k, v in getattr(more, key).items():
-                    doc[key][k] = doc[key].get(k, 0) + v
-            doc["examples"] += running.examples
-            doc["rounds"] += running.rounds
-        return doc
-
-
-class _Recorder:
-    """Writes each case to the in-flight file before the targets see it, and reports progress."""
-
-    def __init__(self, path: Path, config: WorkerConfig, conn: Any, totals: _Totals) -> None:
+    def __init__(self, path: Path, conn: Any, totals: Stats) -> None:
         self.path = path
         self.tmp = path.with_name(f".{path.name}.tmp")
-        self.config = config
         self.conn = conn
         self.totals = totals
-        self.unit: Unit | None = None
-        self.last: SearchStats | None = None
+        #: The figures of the search under way, not yet in ``totals``.
+        self.running: Stats | None = None
         self.sent = 0.0
         path.parent.mkdir(parents=True, exist_ok=True)
 
@@ -224,12 +169,22 @@ class _Recorder:
         self.tmp.write_bytes(pickle.dumps(case, pickle.HIGHEST_PROTOCOL))
         os.replace(self.tmp, self.path)
 
-    def progress(self, stats: SearchStats) -> None:
-        self.last = stats
-        now = time.monotonic()
-        if now - self.sent >= 1.0:
-            self.sent = now
-            self.conn.send(("stats", self.totals.to_json(stats, self.unit)))
+    def emit(self, event: Event) -> None:
+        if isinstance(event, Found):
+            self.conn.send(("found", portable(event.finding)))
+        elif isinstance(event, Progress):
+            self.running = event.stats
+            now = time.monotonic()
+            if now - self.sent >= 1.0:
+                self.sent = now
+                self.conn.send(("stats", self.so_far()))
+
+    def so_far(self) -> Stats:
+        so_far = Stats(started=self.totals.started)
+        so_far.add(self.totals)
+        if self.running is not None:
+            so_far.add(self.running)
+        return so_far
 
 
 def portable(finding: Finding) -> tuple[str, Finding]:

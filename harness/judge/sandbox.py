@@ -222,7 +222,7 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
             return Observation(events=_events_from(result), seconds=seconds)
         error = None
         if "errors" in target.reports:
-            result, error = _with_error(result)
+            result, error = _with_stream_error(result)
         calls = _calls_from(result, target)
     except ValueError as e:
         return Observation(bad_return=str(e), seconds=seconds)
@@ -235,13 +235,13 @@ def _on_alarm(signum: int, frame: Any) -> None:
         raise TargetTimedOut()
 
 
-def _with_error(result: Any) -> tuple[Any, str | None]:
-    if not isinstance(result, dict) or set(result) != {"calls", "error"}:
-        raise ValueError("claims errors, so must return {\"calls\": [...], \"error\": CODE or None}, "
+def _with_stream_error(result: Any) -> tuple[Any, str | None]:
+    if not isinstance(result, dict) or set(result) != {"calls", "stream_error"}:
+        raise ValueError("claims errors, so must return {\"calls\": [...], \"stream_error\": CODE or None}, "
                          f"not {type(result).__name__}")
-    error = result["error"]
+    error = result["stream_error"]
     if error is not None and error not in ERROR_CODES:
-        raise ValueError(f"error {error!r} is not one of {', '.join(ERROR_CODES)} or None")
+        raise ValueError(f"stream_error {error!r} is not one of {', '.join(ERROR_CODES)} or None")
     return result["calls"], error
 
 

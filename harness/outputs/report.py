@@ -11,27 +11,16 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from toolfuzz.corpus.fixtures import FixtureError, iter_fixture_paths, write_atomic
 from toolfuzz.targets.base import Target
 
-__all__ = ["add_run_figures", "fixed_findings", "render", "write_report", "DEATH_KINDS"]
+__all__ = ["fixed_findings", "render", "write_report", "DEATH_KINDS"]
 
 #: Kinds that say a target killed or stalled the process running it: such a target is not re-run
 #: for the report in the run where it did so.
 DEATH_KINDS = frozenset({"crash", "hang", "memory", "timed_out"})
-
-
-def add_run_figures(summary: dict[str, Any], stats: Any, profiles: Iterable[str]) -> None:
-    """Examples per target and per profile, and the workers' figures, into the run's JSON summary."""
-    by_target = getattr(stats, "by_target", None)
-    for entry in summary["targets"]:
-        entry["examples"] = by_target.get(entry["name"], 0) if by_target is not None else stats.examples
-    summary["profiles"] = {p: stats.by_feature[p] for p in profiles if stats.by_feature.get(p)}
-    summary["workers"] = getattr(stats, "workers", 1)
-    summary["restarts"] = getattr(stats, "restarts", 0)
-    summary["quarantined"] = list(getattr(stats, "quarantined", ()))
 
 
 def fixed_findings(root: Path, targets: list[Target], timeout: float, skip: set[str] = frozenset(),

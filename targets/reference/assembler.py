@@ -73,23 +73,13 @@ from toolfuzz.targets.reference.events import (
     StreamEnded,
 )
 from toolfuzz.targets.reference.sse import SSEDecoder
+from toolfuzz.targets.reference.stops import BOUND_ERRORS, StreamStopped, parse_slowly
 from toolfuzz.targets.reference.verdict import ToolBook, join_surrogates
 
 __all__ = ["Assembler", "StreamStopped", "COMPLETING_REASONS"]
 
 #: The finish reasons that complete a choice's calls, under the name :mod:`toolfuzz.targets.reference` exports.
 COMPLETING_REASONS = COMPLETING["openai-chat"]
-
-_BOUND_ERRORS = frozenset({"too_many_events", "arguments_too_large", "stream_too_large"})
-
-
-class StreamStopped(Exception):
-    """Raised inside the assembler to end the stream with an error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.error = StreamError(code, message)
-
 
 class _Ended(Exception):
     """Unwinds the SSE decoder once ``[DONE]`` has ended the stream."""
@@ -204,7 +194,7 @@ class Assembler:
         try:
             chunk = orjson.loads(payload)
         except orjson.JSONDecodeError:
-            chunk = _parse_slowly(payload)
+            chunk = parse_slowly(payload)
         if type(chunk) is not dict:
             raise StreamStopped("bad_chunk", f"payload is not a JSON object: {payload[:120]!r}")
         emit = self._emit
@@ -314,7 +304,7 @@ class Assembler:
     # -- the end ------------------------------------------------------------------
 
     def _end(self, error: StreamError | None) -> None:
-        trusted = error is None or error.code not in _BOUND_ERRORS
+        trusted = error is None or error.code not in BOUND_ERRORS
         calls = []
         for r in self._records:
             arguments = join_surrogates("".join(r.parts))
@@ -329,17 +319,6 @@ class Assembler:
             self._emit(StreamEnded(self.outcome))
 
 
-def _parse_slowly(payload: bytes) -> Any:
-    # orjson refuses lone surrogate escapes (servers slicing UTF-16 send them)
-    # and invalid UTF-8 (which SSE decodes to U+FFFD): both are still chunks.
-    try:
-        return json.loads(payload.decode("utf-8", "replace"), parse_constant=_no_constant)
-    except (ValueError, RecursionError):
-        raise StreamStopped("bad_chunk", f"payload is not JSON: {payload[:120]!r}") from None
-
-
-def _no_constant(token: str) -> Any:
-    raise ValueError(token)
 
 
 def _error_message(error: Any) -> str:

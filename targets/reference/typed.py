@@ -35,8 +35,7 @@ from typing import Any, Iterable
 import orjson
 
 from toolfuzz.vocabulary import COMPLETING, INCOMPLETE, Call, Limits, Outcome, StreamError, Tool
-# The chat assembler's way to stop a stream with a code, and its lenient JSON parse, serve here unchanged.
-from toolfuzz.targets.reference.assembler import _BOUND_ERRORS, StreamStopped as Stop, _parse_slowly
+from toolfuzz.targets.reference.stops import BOUND_ERRORS, StreamStopped as Stop, parse_slowly
 from toolfuzz.targets.reference.events import ArgumentsAppended, CallOpened, ChoiceFinished, ChunkReceived, Event, StreamEnded
 from toolfuzz.targets.reference.sse import SSEDecoder
 from toolfuzz.targets.reference.verdict import ToolBook
@@ -129,7 +128,7 @@ class TypedStream:
         try:
             data = orjson.loads(payload)
         except orjson.JSONDecodeError:
-            data = _parse_slowly(payload)
+            data = parse_slowly(payload)
         if type(data) is not dict:
             raise Stop("bad_chunk", f"payload is not a JSON object: {payload[:120]!r}")
         self.emit(ChunkReceived(data))
@@ -184,7 +183,7 @@ class TypedStream:
             self.emit(ChoiceFinished(0, reason))
 
     def _end(self, error: StreamError | None) -> None:
-        trusted = error is None or error.code not in _BOUND_ERRORS
+        trusted = error is None or error.code not in BOUND_ERRORS
         completing = trusted and self.finished in COMPLETING[self.DIALECT]
         calls = []
         for r in self.records:

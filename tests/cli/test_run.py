@@ -38,8 +38,8 @@ def test_a_broken_target_exits_1_and_leaves_a_fixture_with_a_show_command(tmp_pa
                          for f in files)
     assert f"toolfuzz show {files[0]}" in err or any(f"toolfuzz show {f}" in err for f in files)
     assert "selftest-hand-out-after-disconnect" in out and "incomplete_handed_on" in out
-    suite = ET.parse(tmp_path / "run.xml").getroot()
-    assert suite.get("failures") == "1" and suite.find("testcase/failure") is not None
+    report = ET.parse(tmp_path / "run.xml").getroot()
+    assert report.get("failures") == "1" and report.find("testsuite/testcase/failure") is not None
 
 
 def test_the_same_seed_writes_the_same_fixtures_byte_for_byte(tmp_path, capsys):

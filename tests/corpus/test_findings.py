@@ -9,7 +9,7 @@ from toolfuzz.judge.compare import Divergence
 from toolfuzz.corpus.findings import path_for, save
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.judge.sandbox import Observation
-from toolfuzz.engine.search import Finding, signature_of
+from toolfuzz.engine.events import Finding, signature_of
 from toolfuzz.targets.selftest import SELFTEST
 from tests.paths import ROOT
 

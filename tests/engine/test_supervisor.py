@@ -98,16 +98,16 @@ def test_a_worker_that_cannot_search_ends_the_run_with_one_error_and_no_worker_l
 
     from toolfuzz import strategies
     from toolfuzz.errors import UsageError
+    from toolfuzz.engine.runner import RunConfig
     from toolfuzz.engine.supervisor import Supervisor
-    from toolfuzz.engine.worker import Unit
+    from toolfuzz.engine.units import Unit
     from toolfuzz.targets.registry import REFERENCE
 
     # "openai" is a chat profile: the anthropic strategies refuse it in each worker.
-    supervisor = Supervisor(
-        targets=[REFERENCE], specs=["reference"], level="events", units=[Unit(("openai",), ("reference",))],
-        tools=None, dialect="anthropic", max_examples=100, budget=60, seed=1, timeout=1.0, memory_cap=None,
-        workers=2, state=tmp_path / "state", database=None,
-        plain=strategies.PLAIN_FEATURES)
+    config = RunConfig(targets=(REFERENCE,), specs=("reference",), level="events", dialect="anthropic",
+                       profiles=("openai",), tools=None, max_examples=100, budget=60, seed=1, timeout=1.0,
+                       workers=2, state=tmp_path / "state")
+    supervisor = Supervisor(config, [Unit(("openai",), ("reference",))], plain=strategies.PLAIN_FEATURES)
     with pytest.raises(UsageError, match="unknown profile 'openai' for dialect anthropic"):
         supervisor.run()
     assert not multiprocessing.active_children()

@@ -179,7 +179,7 @@ def test_every_kind_has_a_test_here():
 
 def test_error_differs_for_a_target_that_claims_errors():
     def ends_with(code):
-        return lambda chunks: {"calls": right(chunks), "error": code}
+        return lambda chunks: {"calls": right(chunks), "stream_error": code}
 
     claims = Target("x", right).reports | {"errors"}
     assert CUT.expected.error is None and kinds(CUT, ends_with(None), reports=claims) == []

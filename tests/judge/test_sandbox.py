@@ -102,9 +102,9 @@ def test_a_target_that_takes_the_request_gets_the_cases_tools_and_limits():
 
 def test_a_target_that_claims_errors_must_say_which_error_it_ended_with():
     claims = frozenset({"errors"})
-    good = observe(Target("g", lambda chunks: {"calls": [], "error": "server_error"}, reports=claims), CASE)
+    good = observe(Target("g", lambda chunks: {"calls": [], "stream_error": "server_error"}, reports=claims), CASE)
     assert (good.error, good.bad_return) == ("server_error", None)
     bare = observe(Target("b", lambda chunks: [], reports=claims), CASE)
     assert "must return" in bare.bad_return
-    unknown = observe(Target("u", lambda chunks: {"calls": [], "error": "oops"}, reports=claims), CASE)
+    unknown = observe(Target("u", lambda chunks: {"calls": [], "stream_error": "oops"}, reports=claims), CASE)
     assert "'oops' is not one of" in unknown.bad_return

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from toolfuzz.cli import main
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.outputs.report import render
-from toolfuzz.engine.shards import parse_shard, units_for
+from toolfuzz.engine.units import parse_shard, units_for
 from toolfuzz.errors import UsageError
 
 import pytest

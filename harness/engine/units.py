@@ -1,5 +1,8 @@
-"""``--shard I/N``: the jobs of a CI matrix split a run's work without talking to each other.
+"""Units of work: what one search covers, how ``--shard`` splits a run into them, and the cases of each.
 
+A unit is some targets searched together with the call shapes of some
+profiles.  An unsharded run is one unit of everything.  ``--shard I/N`` lets
+the jobs of a CI matrix split a run's work without talking to each other.
 The rule: list every (target, profile) pair, targets in the run's order and,
 within each target, profiles in the order ``toolfuzz profiles`` lists them
 (or the order of ``--profile``).  Pair number k (from 0) belongs to shard
@@ -10,10 +13,41 @@ the same arguments give every job the same split.
 
 from __future__ import annotations
 
-from toolfuzz.errors import UsageError
-from toolfuzz.engine.worker import Unit
+from dataclasses import dataclass
+from typing import Callable
 
-__all__ = ["parse_shard", "units_for"]
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from toolfuzz import strategies
+from toolfuzz.errors import UsageError
+from toolfuzz.vocabulary import Case
+
+__all__ = ["Unit", "parse_shard", "units_for", "cases_for"]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A search over some targets, with the call shapes of some profiles (None: every profile)."""
+
+    profiles: tuple[str, ...] | None
+    targets: tuple[str, ...]
+
+
+def cases_for(tools: str | None, profiles: tuple[str, ...] | None, dialect: str | None,
+              say: Callable[[str], None] = lambda text: None) -> st.SearchStrategy[Case]:
+    """The cases of ``profiles`` for a tool file (None: the bundled tools) and a dialect (None: chat).
+
+    A tool file that cannot be used, or profiles the dialect does not have, are a UsageError:
+    the same for the run's own process and for each worker.
+    """
+    loaded = strategies.resolve_tools(tools, say) if tools else None
+    # --dialect is passed on only when it is set: the strategies' own default stands otherwise.
+    dialect_option = {"dialect": dialect} if dialect else {}
+    try:
+        return strategies.cases(tools=loaded, profiles=list(profiles) if profiles else None, **dialect_option)
+    except InvalidArgument as e:
+        raise UsageError(str(e)) from None
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -1,0 +1,143 @@
+"""What a run says while it goes: one stream of events, the same from one process and from many.
+
+Theory of operation
+-------------------
+
+A run is a search (:mod:`toolfuzz.engine.search`) in this process, or the
+same search in worker processes under a supervisor
+(:mod:`toolfuzz.engine.supervisor`).  Either way it tells the rest of the
+program what happens through one callable, ``emit``, with the events below:
+
+* :class:`Started` once, before any case;
+* :class:`Progress` now and then, with the figures so far;
+* :class:`Found` for each new finding, with its case and what the target did;
+* :class:`Note` for what a person should know that is not a finding
+  (a worker that died outside any target, a target left out);
+* :class:`Finished` once, with the final figures.
+
+Workers send the same events over their pipe (a finding whole, its target by
+name, since a loaded library need not pickle); the supervisor re-emits them
+and sums the figures.  Whoever consumes them (fixture files, the terminal,
+JSON, JUnit, the morning report) sees no difference between the two.
+
+:class:`Stats` is the one shape of the figures: a search fills one, a worker
+sends its own, and the supervisor adds them up with :meth:`Stats.add`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from toolfuzz.judge.compare import Divergence
+from toolfuzz.judge.sandbox import Observation
+from toolfuzz.targets.base import Target
+from toolfuzz.vocabulary import Case
+
+__all__ = ["Finding", "signature_of", "Stats", "Event", "Started", "Progress", "Found", "Note", "Finished",
+           "Emit"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    target: Target
+    divergence: Divergence
+    case: Case
+    observation: Observation
+    #: Features every case has in its plainest form (LF framing, one read, ...): not part of a signature.
+    plain: frozenset[str] = frozenset()
+    #: The seed of the search that met it, so that a person can run that search again.
+    seed: int | None = None
+    #: The case a worker was on when the target killed it: never shrunk (its features are all plain).
+    unshrunk: bool = False
+
+    @property
+    def features(self) -> frozenset[str]:
+        return frozenset(self.case.features) - self.plain
+
+    @property
+    def signature(self) -> str:
+        return signature_of(self.target.name, self.divergence.kind, self.features)
+
+
+def signature_of(target: str, kind: str, features: Iterable[str]) -> str:
+    return f"{target}/{kind}/{'+'.join(sorted(set(features))) or 'plain'}"
+
+
+def _add(table: dict, more: dict) -> None:
+    for k, v in more.items():
+        table[k] = table.get(k, 0) + v
+
+
+@dataclass
+class Stats:
+    """A run's figures so far; the same type from a search, a worker and the supervisor."""
+
+    examples: int = 0
+    rounds: int = 0
+    started: float = field(default_factory=time.monotonic)
+    #: Findings per target.
+    divergences: dict[str, int] = field(default_factory=dict)
+    #: Examples each target ran on (a target runs only on the dialects it lists).
+    by_target: dict[str, int] = field(default_factory=dict)
+    seconds_in: dict[str, float] = field(default_factory=dict)
+    flaky: list[str] = field(default_factory=list)
+    #: Examples generated that had each feature (profiles and transport variants).
+    by_feature: dict[str, int] = field(default_factory=dict)
+    stopped_by: str = ""
+    #: Findings of the current round being shrunk (0 while generating).
+    shrinking: int = 0
+    #: Examples and seconds when the first divergence of the search was met (before shrinking).
+    first_found_after: tuple[int, float] | None = None
+    workers: int = 1
+    restarts: int = 0
+    #: Targets left out after killing too many workers.
+    quarantined: list[str] = field(default_factory=list)
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def add(self, other: "Stats") -> None:
+        """Count ``other``'s examples, rounds and tables into this one (a worker's, or another unit's)."""
+        self.examples += other.examples
+        self.rounds += other.rounds
+        self.shrinking += other.shrinking
+        for mine, theirs in ((self.by_target, other.by_target), (self.seconds_in, other.seconds_in),
+                             (self.by_feature, other.by_feature)):
+            _add(mine, theirs)
+        self.flaky.extend(other.flaky)
+
+
+@dataclass(frozen=True)
+class Started:
+    targets: tuple[str, ...]
+    seed: int
+    max_examples: int
+    budget: float
+    workers: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    stats: Stats
+
+
+@dataclass(frozen=True)
+class Found:
+    finding: Finding
+
+
+@dataclass(frozen=True)
+class Note:
+    text: str
+
+
+@dataclass(frozen=True)
+class Finished:
+    stats: Stats
+
+
+Event = Started | Progress | Found | Note | Finished
+Emit = Callable[[Event], None]

@@ -1,0 +1,73 @@
+"""A run as ``toolfuzz run`` starts it: one search in this process, or the same search in workers.
+
+:func:`execute` is the one entry point.  It picks the transport (this
+process when there is one worker and no shard, else a supervisor of worker
+processes), and either way emits the same events
+(:mod:`toolfuzz.engine.events`) to the one ``emit`` it is given.  What the
+run writes or prints is up to whoever consumes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolfuzz.engine.database import namespace_for, open_database
+from toolfuzz.engine.events import Emit, Finished, Note, Started, Stats
+from toolfuzz.engine.search import search
+from toolfuzz.engine.signals import Stopping
+from toolfuzz.engine.supervisor import Supervisor
+from toolfuzz.engine.units import cases_for, units_for
+from toolfuzz.strategies import PLAIN_FEATURES
+from toolfuzz.strategies.profiles import DIALECT_PROFILES
+from toolfuzz.targets.base import Target
+
+__all__ = ["RunConfig", "execute"]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything a run needs, whichever transport carries it."""
+
+    targets: tuple[Target, ...]
+    #: The ``--target`` specs the targets came from: each worker resolves them again.
+    specs: tuple[str, ...]
+    level: str
+    dialect: str
+    #: ``--profile``s, or None for every profile of the dialect.
+    profiles: tuple[str, ...] | None
+    #: The tool file, or None for the bundled corpus; each worker loads it again.
+    tools: str | None
+    max_examples: int
+    budget: float
+    seed: int
+    timeout: float
+    workers: int = 1
+    shard: tuple[int, int] | None = None
+    memory_cap: int | None = None
+    state: Path = Path(".toolfuzz")
+    #: Where failing examples are kept between runs (a path, ``redis://...``, or None).
+    database: str | None = None
+
+
+def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> Stats:
+    """Run the search, emitting its events; the final figures (also in the last event, :class:`Finished`)."""
+    stopping = stopping or Stopping()
+    names = [t.name for t in config.targets]
+    # Built before anything runs, so that a bad tool file or profile is a usage error, not a dead worker.
+    strategy = cases_for(config.tools, config.profiles, config.dialect, lambda text: emit(Note(text)))
+    # Opened before anything runs, so that a store that cannot be reached is a usage error.
+    store = open_database(config.database, namespace_for(names, config.profiles))
+    emit(Started(tuple(names), config.seed, config.max_examples, config.budget, config.workers))
+    if config.workers == 1 and config.shard is None:
+        _, stats = search(list(config.targets), strategy, max_examples=config.max_examples, budget=config.budget,
+                          seed=config.seed, timeout=config.timeout, emit=emit, plain=PLAIN_FEATURES,
+                          database=store, stop=stopping.is_set)
+    else:
+        profiles = list(config.profiles or DIALECT_PROFILES[config.dialect])
+        units = units_for(names, profiles, config.shard, bool(config.profiles))
+        supervisor = Supervisor(config, units, plain=PLAIN_FEATURES, emit=emit)
+        stopping.then(supervisor.stop)
+        stats = supervisor.run()
+    emit(Finished(stats))
+    return stats

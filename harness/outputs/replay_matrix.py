@@ -1,0 +1,134 @@
+"""``toolfuzz replay``'s report: the matrix of fixtures by targets, its one-line summary, and JUnit XML.
+
+All three are made from a :class:`~toolfuzz.corpus.replay.Report`; what each
+cell's verdict means is :mod:`toolfuzz.corpus.replay`'s.
+"""
+
+from __future__ import annotations
+
+from toolfuzz.corpus.fixtures import printable
+from toolfuzz.corpus.replay import VERDICTS, Cell, Report, fixed_in
+from toolfuzz.outputs.junit import Result, Suite, junit_xml
+
+__all__ = ["LEGEND", "cell_text", "render", "summary", "replay_junit"]
+
+
+MAX_DETAIL = 400
+LEGEND = (
+    ("ok", "agrees with the expected outcome"),
+    ("fixed", "recorded as diverging, now agrees"),
+    ("still fails", "recorded as diverging, still diverges as recorded"),
+    ("changed", "recorded as diverging, now diverges another way"),
+    ("DIVERGES k", "diverges with first kind k, and was not recorded: fails the replay"),
+    ("RAISES", "raised, not recorded: fails (TIMEOUT: ran past --timeout; BLOCKED: tried a forbidden action)"),
+    ("skipped", "recorded for the fixture but not run"),
+    ("-", "not run on this fixture"),
+)
+
+
+def cell_text(cell: Cell | None) -> str:
+    """Words, not symbols; capitals for the cells that fail the replay."""
+    if cell is None:
+        return "-"
+    what = cell.kind if cell.state == "diverges" else cell.state
+    if cell.verdict == "unexpected":
+        return f"DIVERGES {cell.kind}" if cell.state == "diverges" else cell.state.upper()
+    if cell.verdict in ("still fails", "changed"):
+        return f"{cell.verdict}: {what}"
+    return cell.verdict  # ok, fixed, skipped
+
+
+def render(report: Report, width: int = 120) -> str:
+    """The matrix, the legend, the details of every cell that is not plain ok, and a summary line.
+
+    Targets are numbered columns, named in a list above; when the columns are
+    wider than ``width`` the matrix is printed in blocks of columns, each
+    repeating the fixture names, rather than in lines a terminal folds.
+    """
+    index = {(id(c.fixture), c.target): c for c in report.cells}
+    headers = [str(n) for n in range(1, len(report.targets) + 1)]
+    rows = [[cell_text(index.get((id(f), t))) for t in report.targets] for f in report.fixtures]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    first = max([len("fixture")] + [len(f.label) for f in report.fixtures])
+    lines = ["targets:"]
+    for n, name in enumerate(report.targets, 1):
+        level, version = report.levels.get(name, (None, None))
+        about = f"{level}" + (f", {version}" if version else "") if level else "not run"
+        lines.append(f"  {n:>{len(headers[-1])}}  {printable(name)}  ({about})")
+    for block in _blocks(widths, width - first - 2):
+        lines.append("")
+        lines.append("  ".join(["fixture".ljust(first)] + [headers[i].ljust(widths[i]) for i in block]).rstrip())
+        for f, row in zip(report.fixtures, rows):
+            lines.append("  ".join([f.label.ljust(first)] + [row[i].ljust(widths[i]) for i in block]).rstrip())
+    lines.append("")
+    lines.append("legend:")
+    lines.extend(f"  {word:<11}  {meaning}" for word, meaning in LEGEND)
+    notable = [c for c in report.cells if c.verdict in ("unexpected", "changed", "still fails", "fixed")]
+    if notable:
+        lines.append("")
+        lines.append("details:")
+        for c in notable:
+            text = f"{c.fixture.label} x {c.target}: {c.verdict}"
+            if c.divergences:
+                text += f": {c.kind}: {c.detail}"
+            if c.verdict == "fixed":
+                text = f"{c.fixture.label} x {c.target}: {fixed_in(c)}"
+            if c.verdict in ("changed", "fixed") and c.recorded_kind:
+                text += f" (recorded: {c.recorded_kind})"
+            text = printable(" ".join(text.split()))
+            # A terminal folds a long detail line harmlessly; only a runaway one is cut.
+            lines.append("  " + (text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL - 3] + "..."))
+    stated = [f for f in report.fixtures if f.fixture.statement]
+    if stated:
+        lines.append("")
+        lines.append("statements:")
+        lines.extend("  " + printable(" ".join(f"{f.label}: {f.fixture.statement}".split())) for f in stated)
+    lines.append("")
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def _blocks(widths: list[int], room: int) -> list[list[int]]:
+    """Column indices in groups whose cells fit in ``room`` characters (at least one column each)."""
+    blocks: list[list[int]] = [[]]
+    used = 0
+    for i, w in enumerate(widths):
+        if blocks[-1] and used + 2 + w > room:
+            blocks.append([])
+            used = 0
+        blocks[-1].append(i)
+        used += 2 + w
+    return blocks
+
+
+def summary(report: Report) -> str:
+    counts = report.counts()
+    parts = [f"{counts[v]} {v}" for v in VERDICTS if counts[v] or v in ("ok", "unexpected")]
+    result = "FAIL" if report.exit_code else "pass"
+    return (f"{result}: {len(report.fixtures)} fixture{'s' if len(report.fixtures) != 1 else ''} x "
+            f"{len(report.targets)} target{'s' if len(report.targets) != 1 else ''}, "
+            + ", ".join(parts))
+
+
+def replay_junit(report: Report) -> str:
+    """One testsuite per fixture, one testcase per target that ran or was skipped there.
+
+    Unexpected cells are failures; recorded divergences that still fail are
+    skipped with the reason (as pytest writes an expected failure), so the
+    XML fails exactly when the exit status does.
+    """
+    suites = []
+    for f in report.fixtures:
+        results = []
+        for c in (c for c in report.cells if c.fixture is f):
+            failure = skipped = output = None
+            if c.verdict == "unexpected":
+                failure = (c.kind or c.state, f"{c.state}: {c.kind}: {c.detail}",
+                           "\n".join(f"{d.kind}: {d.detail}" for d in c.divergences))
+            elif c.verdict in ("still fails", "changed", "skipped"):
+                skipped = c.reason if c.verdict == "skipped" else f"{c.verdict} (recorded as diverging): {c.kind}"
+            elif c.verdict == "fixed":
+                output = f"{fixed_in(c)}: recorded as diverging ({c.recorded_kind}), now agrees"
+            results.append(Result(f.fixture.name, c.target, c.seconds, failure, skipped, output))
+        suites.append(Suite(f.fixture.name, tuple(results), file=str(f.path)))
+    return junit_xml("toolfuzz replay", suites)
