@@ -39,7 +39,7 @@ class Suite:
 
 
 def junit_xml(name: str, suites: list[Suite]) -> str:
-    root = ET.Element("testsuites", name=name)
+    root = ET.Element("testsuites", name=printable(name))
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for suite in suites:
         element = ET.SubElement(root, "testsuite", name=printable(suite.name))

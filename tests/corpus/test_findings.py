@@ -68,3 +68,19 @@ def test_an_unreadable_old_file_is_replaced(tmp_path):
     path.write_text("{ not json")
     assert save(tmp_path, replace(f, seed=1)) == (path, "written")
     assert load(path).name
+
+
+def test_the_writer_saves_every_found_finding_and_says_where(tmp_path):
+    from toolfuzz.corpus.findings import FindingWriter
+    from toolfuzz.engine.events import Found, Note
+
+    writer = FindingWriter(tmp_path)
+    one = finding("two-calls-interleaved")
+    big = replace(one, case=replace(one.case, reads=(one.case.wire[:10], one.case.wire[10:])), seed=1)
+    small = replace(one, case=replace(one.case, reads=(one.case.wire,)), seed=2)
+    for event in (Note("not a finding"), Found(big), Found(small), Found(big)):
+        writer(event)
+    path = path_for(tmp_path, big)
+    assert [(f.seed, p, what) for f, p, what in writer.saved] == [(1, path, "written"), (2, path, "written"),
+                                                                  (1, path, "kept")]
+    assert writer.where(big) == (path, "kept") and load(path).found["seed"] == 2

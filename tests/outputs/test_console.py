@@ -1,0 +1,34 @@
+"""toolfuzz.outputs.console: a run's events as a person reads them on stderr."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+
+from tests.corpus.test_findings import finding
+from toolfuzz.corpus.findings import FindingWriter
+from toolfuzz.engine.events import Finished, Found, Note, Progress, Started, Stats
+from toolfuzz.outputs.console import Console
+
+
+def test_each_event_says_what_a_person_needs_and_a_finding_where_it_went(tmp_path):
+    out = io.StringIO()  # not a terminal: plain lines, no live line to clear
+    writer = FindingWriter(tmp_path)
+    console = Console(out, writer)
+    found = replace(finding("two-calls-interleaved"), seed=1)
+    stats = Stats(examples=12, rounds=2, stopped_by="exhausted", divergences={found.target.name: 1},
+                  flaky=["Flaky: x"])
+    for event in (Started(("a", "b"), 7, 100, 30.0, 1), Note("tools.json: rewrote something"),
+                  Progress(stats), Found(found), Finished(stats)):
+        writer(event)
+        console(event)
+    lines = out.getvalue().splitlines()
+    path, what = writer.where(found)
+    assert what == "written" and path.is_file()
+    assert lines[0] == "toolfuzz run: 2 targets, seed 7 (rerun with --seed 7), up to 100 examples or 30 s"
+    assert lines[1] == "note: tools.json: rewrote something"
+    assert lines[2].startswith("12 examples, 1 divergence, ")
+    assert lines[3:7] == [f"diverges: {found.signature}", f"  {found.divergence.detail}", f"  -> {path}",
+                          f"  toolfuzz show {path}"]
+    assert lines[7].startswith("done: 12 examples in 2 rounds, ") and lines[7].endswith("(a round found nothing new)")
+    assert lines[8] == "flaky: Flaky: x"
