@@ -31,6 +31,7 @@ __all__ = [
     "ERROR_CODES",
     "DIALECTS",
     "COMPLETING",
+    "END_OF_STREAM",
     "Call",
     "StreamError",
     "Outcome",
@@ -78,6 +79,10 @@ COMPLETING: dict[str, tuple[str, ...]] = {
     "openai-responses": ("completed",),
     "anthropic": ("tool_use",),
 }
+
+#: The data of the event that ends a stream, in the dialects that have one
+#: (the event dialects end with a typed event instead).
+END_OF_STREAM: dict[str, str] = {"openai-chat": "[DONE]"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,44 +1,25 @@
 """The end-to-end strategy: tools in, complete cases out, outcome known by construction.
 
-Structure is drawn before content, and every choice's smallest draw is the
-plain case: one choice, one call, the ``openai`` shape, one fragment, a
-clean ``[DONE]``, LF framing, one read.  That is where shrinking ends.
+Each wire dialect draws its cases in a module of its own behind one interface
+(:mod:`toolfuzz.strategies.dialects`); this module checks what is asked for
+and hands it to the dialect's module.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
-from typing import Any, Collection, Iterable
+from typing import Collection, Iterable
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from toolfuzz.vocabulary import DIALECTS, Case, SSEEvent, StreamError, Tool
 from toolfuzz.strategies.arguments import tool_arguments
-from toolfuzz.strategies.chunks import (
-    ERROR_MESSAGES,
-    azure_filter_chunk,
-    content_filter_chunk,
-    error_chunk,
-    groupings,
-    render_chunk,
-    usage_chunk,
-)
 from toolfuzz.strategies.corpus import bundled_tools
-from toolfuzz.strategies.dialects import dialect_cases
-from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS, fragment_features
-from toolfuzz.strategies.endings import break_schema, call_defects, corrupt_text, finish_reasons, stream_endings, unknown_name
-from toolfuzz.strategies.expect import Sent, expected_outcome
-from toolfuzz.strategies.fragments import fragments, to_utf16_units
-from toolfuzz.strategies.framing import Payload, framings
-from toolfuzz.strategies.interleave import interleavings, merge
-from toolfuzz.strategies.plan import ID_STYLES, PlannedCall, Step, allows_interleaving, entry_steps, expected_index, make_id
-from toolfuzz.strategies.profiles import DIALECT_PROFILES, PROFILES, compatible
-from toolfuzz.strategies.reads import read_cuts, read_features
-from toolfuzz.strategies.serialise import serialisations
-from toolfuzz.strategies.stage import boolean, integer, pick, stage
+from toolfuzz.strategies.dialects import MODULES
+from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS
+from toolfuzz.strategies.dialects.chat import profile_sets
+from toolfuzz.strategies.profiles import DIALECT_PROFILES
 from toolfuzz.strategies.usable import usable_tools
+from toolfuzz.vocabulary import DIALECTS, Case, Tool
 
 __all__ = ["cases", "profile_sets", "LARGE_ARGUMENTS", "PLAIN_FEATURES"]
 
@@ -46,26 +27,6 @@ __all__ = ["cases", "profile_sets", "LARGE_ARGUMENTS", "PLAIN_FEATURES"]
 #: read, LF framing, the documented shape, a clean [DONE].  A finding's
 #: signature leaves them out (tests/strategies/test_cases.py holds this true).
 PLAIN_FEATURES = frozenset({"done", "lf", "openai", "single-read"})
-
-_TEXTS = ("Let me check that.", "I'll look that up.\n", "Un instant — je vérifie 😀")
-_DONE = "[DONE]"
-_JUNK = ('{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"junk"}}]}}]}',
-         "not json at all")
-
-
-@stage
-def profile_sets(draw: Any, allowed: Collection[str] = tuple(PROFILES)) -> frozenset[str]:
-    """A compatible set of deviation profiles; the empty set (``openai``) is the simplest."""
-    deviations = [p for p in PROFILES if p in allowed and p != "openai"]
-    if not deviations or ("openai" in allowed and integer(draw, 0, 3) == 0):
-        return frozenset()
-    chosen: list[str] = []
-    for _ in range(draw(st.integers(1, min(4, len(deviations))))):
-        candidates = [p for p in deviations if p not in chosen and compatible(chosen, p)]
-        if not candidates:
-            break
-        chosen.append(pick(draw, candidates))
-    return frozenset(chosen)
 
 
 def cases(tools: Iterable[Tool] | None = None, profiles: Collection[str] | None = None,
@@ -90,170 +51,4 @@ def cases(tools: Iterable[Tool] | None = None, profiles: Collection[str] | None 
         reasons = "; ".join(f"{t.name}: {why}" for t, why in skipped) or "no tools given"
         raise InvalidArgument(f"no tool can generate arguments ({reasons})")
     generators = tuple((t, tool_arguments(t)) for t in usable)
-    if dialect != "openai-chat":
-        return dialect_cases(generators, frozenset(allowed), dialect)
-    return _cases(generators, frozenset(allowed), dialect)
-
-
-@st.composite
-def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str], dialect: str) -> Case:
-    tools = tuple(t for t, _ in generators)
-    active = profile_sets.draw(draw, allowed)
-    utf16 = "utf16-halves" in active
-    style = pick(draw, ID_STYLES)
-    serial = itertools.count(1)
-
-    def new_id() -> str | int:
-        n = next(serial)
-        return 1000 + n if "integer-id" in active else make_id(style, n)
-
-    completing = "stop" if "stop-finish" in active else "tool_calls"
-    n_choices = draw(st.integers(0, 7).map(lambda m: 1 if m < 5 else 2 if m < 7 else 3))
-    planned: list[PlannedCall] = []
-    choice_steps: list[list[Step]] = []
-    features: set[str] = set()
-    reasons = []
-    for c in range(n_choices):
-        n_calls = draw(st.integers(0, 7).map(lambda m: 1 if m < 4 else 2 if m < 7 else 3))
-        mine = []
-        for k in range(n_calls):
-            tool, arguments = pick(draw, generators)
-            defect = draw(call_defects())
-            value = draw(arguments)
-            for _ in range(3 if utf16 else 0):
-                # utf16-halves needs a character outside the BMP to cut in two.
-                if any(ord(ch) > 0xFFFF for ch in json.dumps(value, ensure_ascii=False)):
-                    break
-                value = draw(arguments)
-            if defect == "schema-invalid":
-                value = break_schema(value, dict(tool.parameters), integer(draw, 0, 3))
-            text = serialisations.draw(draw, value, ascii_only=False if utf16 else None)
-            if defect == "invalid-json":
-                text = corrupt_text.draw(draw, text)
-            name = unknown_name(tool.name, tools) if defect == "unknown-tool" else tool.name
-            call_id = new_id()
-            if "empty-id" in active and integer(draw, 0, 2) == 2:
-                call_id = None
-            units = to_utf16_units(text) if utf16 else text
-            pieces = [units] if "whole-call" in active else fragments.draw(draw, units, must=("surrogate" if utf16 else None))
-            call = PlannedCall(len(planned), c, k, tool, name, call_id, value, text, pieces, defect)
-            planned.append(call)
-            mine.append(call)
-            if defect:
-                features.add(defect)
-        entries = [entry_steps(call, active, new_id) for call in mine]
-        order = interleavings.draw(draw, [len(e) for e in entries], allow=allows_interleaving(active))
-        if order != sorted(order):
-            features.add("interleaved")
-        steps = merge(entries, order)
-        reason = draw(finish_reasons(completing))
-        reasons.append(reason)
-        if "finish-with-arguments" in active:
-            steps[-1].reason = reason
-        else:
-            steps.append(Step(c, "finish", reason=reason))
-        prefix = []
-        if "role-chunk" in active:
-            prefix.append(Step(c, "role", content=pick(draw, [None, ""])))
-        if "text-before-calls" in active:
-            prefix.append(Step(c, "text", content=pick(draw, _TEXTS)))
-        choice_steps.append(prefix + steps)
-    ordered = merge(choice_steps, interleavings.draw(draw, [len(s) for s in choice_steps]))
-    groups = groupings.draw(draw, ordered, active)
-
-    items: list[tuple[Payload, Sent]] = [(Payload(render_chunk(g, active)), Sent("chunk", tuple(g))) for g in groups]
-    if "content-filter-chunk" in active:
-        at = integer(draw, 0, len(items))
-        items.insert(at, (Payload(content_filter_chunk(integer(draw, 0, n_choices - 1))), Sent("other")))
-    if "azure-filter-chunk" in active:
-        items.insert(0, (Payload(azure_filter_chunk()), Sent("other")))
-    if "usage-chunk" in active:
-        items.append((Payload(usage_chunk(active)), Sent("other")))
-    ending = draw(stream_endings())
-    features.add(ending)
-    if ending in ("error-chunk", "error-event"):
-        at = integer(draw, 0, len(items))
-        message = pick(draw, ERROR_MESSAGES)
-        error = Payload(error_chunk(message), event="error" if ending == "error-event" else None)
-        items = items[:at] + [(error, Sent("error", error=StreamError("server_error", message[:500])))]
-        if boolean(draw):
-            items.append((Payload(_DONE), Sent("done")))
-    elif ending != "no-done":
-        items.append((Payload(_DONE), Sent("done")))
-        if ending == "after-done":
-            items.append((Payload(pick(draw, _JUNK)), Sent("other")))
-            items.append((Payload(_DONE), Sent("done")))
-
-    framed = framings.draw(draw, [p for p, _ in items])
-    wire = framed.wire
-    if ending == "disconnect" and len(wire) > 1:
-        carrying = [ev for ev in framed.events if any(s.arguments for s in items[ev.payload][1].steps)]
-        if carrying and boolean(draw):
-            ev = pick(draw, carrying)
-            cut = integer(draw, ev.start + 1, (ev.dispatch_at or ev.end) - 1)
-        else:
-            cut = integer(draw, 1, len(wire) - 1)
-        if any(s.arguments for ev in framed.events if ev.start < cut < (ev.dispatch_at or ev.end + 1)
-               for s in items[ev.payload][1].steps):
-            features.add("disconnect-mid-arguments")
-        wire = wire[:cut]
-
-    dispatched = []
-    events = []  # the SSE events, known by construction, that the sse-level targets are judged on
-    for ev in framed.events:
-        if ev.dispatch_at is None or ev.dispatch_at > len(wire):
-            break
-        payload, sent = items[ev.payload]
-        events.append(SSEEvent(ev.data.decode("utf-8"), payload.event or "message", ev.last_id))
-        if payload.event == "error":
-            sent = Sent("error", error=StreamError("server_error", ev.data.decode("utf-8", "replace")[:500]))
-        dispatched.append(sent)
-
-    used: list[Tool] = []
-    for call in planned:
-        if call.tool not in used:
-            used.append(call.tool)
-    indexes = {call.number: expected_index(call.position, active) for call in planned}
-    expected = expected_outcome(dispatched, indexes, used)
-    reads = read_cuts.draw(draw, wire)
-
-    features |= _shape_features(active, planned, groups, reasons, n_choices)
-    features |= set(framed.features) | read_features(wire, reads)
-    if len(reads) > 1 and any(sum(1 for ev in framed.events if ev.dispatch_at and a < ev.dispatch_at <= a + len(r))
-                              >= 4 for a, r in _offsets(reads)):
-        features.add("burst-read")
-    return Case(reads=reads, expected=expected, tools=tuple(used), dialect=dialect,
-                features=tuple(sorted(features)), events=tuple(events))
-
-
-def _offsets(reads: tuple[bytes, ...]) -> list[tuple[int, bytes]]:
-    out, at = [], 0
-    for r in reads:
-        out.append((at, r))
-        at += len(r)
-    return out
-
-
-def _shape_features(active: frozenset[str], planned: list[PlannedCall], groups: list[list[Step]],
-                    reasons: list[str], n_choices: int) -> set[str]:
-    out = set(active)
-    if "utf16-halves" in active and not any(
-            a and "\ud800" <= a[-1] <= "\udbff" for call in planned for a in call.fragments[:-1]):
-        out.discard("utf16-halves")  # no astral character to cut: the profile was not exercised
-    if not out & set(PROFILES):
-        out.add("openai")
-    if n_choices > 1:
-        out.add("multi-choice")
-    if any(sum(1 for c in planned if c.choice == ch) > 1 for ch in range(n_choices)):
-        out.add("multi-call")
-    for g in groups:
-        if len({s.choice for s in g}) > 1:
-            out.add("multi-choice-chunk")
-        for ch in {s.choice for s in g}:
-            if sum(1 for s in g if s.choice == ch and s.kind == "entry") > 1:
-                out.add("multi-entry-chunk")
-    if "length" in reasons:
-        out.add("length")
-    if "content_filter" in reasons:
-        out.add("content-filter-finish")
-    return out | fragment_features(planned, LARGE_ARGUMENTS)
+    return MODULES[dialect].cases(generators, frozenset(allowed))

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from toolfuzz.vocabulary import ERROR_CODES, STATUSES, Case, SSEEvent
+from toolfuzz.vocabulary import END_OF_STREAM, ERROR_CODES, STATUSES, Case, SSEEvent
 from toolfuzz.targets.base import BadReturn, Target
 from toolfuzz.judge.compare_events import expected_events
 
@@ -143,7 +143,7 @@ def chunks_of(case: Case) -> list[bytes]:
     payload is handed on, pings and errors included.
     """
     payloads: list[bytes] = []
-    done = "[DONE]" if case.dialect == "openai-chat" else None
+    done = END_OF_STREAM.get(case.dialect)
     for event in expected_events(case):
         if event.data == done:
             break

@@ -15,20 +15,25 @@ the calls shifts it: block indexes are not call numbers) and its id the
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Sequence
 
-from toolfuzz import vocabulary
+from hypothesis import strategies as st
+
+from toolfuzz.strategies.dialects.typed import typed_cases
+from toolfuzz.vocabulary import Case, Tool
 from toolfuzz.strategies.dialects.calls import Mark, digest, opens_in_order
 from toolfuzz.strategies.interleave import interleavings, merge
 from toolfuzz.strategies.plan import PlannedCall
 from toolfuzz.strategies.stage import boolean, integer, pick
 
-__all__ = ["PLAIN", "COMPLETING", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
+__all__ = ["DIALECT", "PLAIN", "UNFINISHED", "cases", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
            "number"]
 
+DIALECT = "anthropic"
 PLAIN = "anthropic"
-#: Read as ``module.COMPLETING`` by the code shared across dialects.
-COMPLETING = vocabulary.COMPLETING["anthropic"]
+#: The finish reason of a message cut short (by max tokens): its calls are never complete.
+UNFINISHED = "max_tokens"
 ENDINGS = ("done",) * 4 + ("no-done", "after-done", "disconnect", "disconnect", "error-event")
 _TEXTS = ("Let me check that.", "I'll look that up.\n", "Un instant — je vérifie 😀")
 _THOUGHTS = ("The user wants the weather; I should call the tool.", "Deux appels suffiront — 😀")
@@ -112,3 +117,8 @@ def junk_body() -> dict[str, Any]:
 
 def number(bodies: Sequence[dict[str, Any]]) -> None:
     """Anthropic events carry no sequence number."""
+
+
+def cases(generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str]) -> st.SearchStrategy[Case]:
+    """Cases in this dialect, drawn by the pipeline the event dialects share (:mod:`typed`)."""
+    return typed_cases(generators, allowed, sys.modules[__name__])

@@ -16,20 +16,25 @@ The outcome's index is the call's ``output_index`` and its id the
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Sequence
 
-from toolfuzz import vocabulary
+from hypothesis import strategies as st
+
+from toolfuzz.strategies.dialects.typed import typed_cases
+from toolfuzz.vocabulary import Case, Tool
 from toolfuzz.strategies.dialects.calls import Mark, digest, opens_in_order
 from toolfuzz.strategies.interleave import interleavings, merge
 from toolfuzz.strategies.plan import PlannedCall
 from toolfuzz.strategies.stage import integer, pick
 
-__all__ = ["PLAIN", "COMPLETING", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
+__all__ = ["DIALECT", "PLAIN", "UNFINISHED", "cases", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
            "number"]
 
+DIALECT = "openai-responses"
 PLAIN = "responses"
-#: Read as ``module.COMPLETING`` by the code shared across dialects.
-COMPLETING = vocabulary.COMPLETING["openai-responses"]
+#: The finish reason of a message cut short (by max tokens): its calls are never complete.
+UNFINISHED = "incomplete"
 #: ``failed`` is a ``response.failed`` event; ``no-done`` makes no sense where the finish is the end.
 ENDINGS = ("done",) * 4 + ("after-done", "disconnect", "disconnect", "error-event", "failed")
 _TEXTS = ("Let me check that.", "Un instant — je vérifie 😀")
@@ -150,3 +155,8 @@ def number(bodies: Sequence[dict[str, Any]]) -> None:
     """``sequence_number`` counts every event of the stream, whatever was inserted."""
     for n, body in enumerate(bodies):
         body["sequence_number"] = n
+
+
+def cases(generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str]) -> st.SearchStrategy[Case]:
+    """Cases in this dialect, drawn by the pipeline the event dialects share (:mod:`typed`)."""
+    return typed_cases(generators, allowed, sys.modules[__name__])

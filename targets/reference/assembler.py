@@ -57,6 +57,7 @@ import orjson
 
 from toolfuzz.vocabulary import (
     COMPLETING,
+    END_OF_STREAM,
     INCOMPLETE,
     Call,
     Limits,
@@ -77,6 +78,8 @@ from toolfuzz.targets.reference.stops import BOUND_ERRORS, StreamStopped, parse_
 from toolfuzz.targets.reference.verdict import ToolBook, join_surrogates
 
 __all__ = ["Assembler", "StreamStopped", "COMPLETING_REASONS"]
+
+_DONE = END_OF_STREAM["openai-chat"].encode()
 
 #: The finish reasons that complete a choice's calls, under the name :mod:`toolfuzz.targets.reference` exports.
 COMPLETING_REASONS = COMPLETING["openai-chat"]
@@ -186,7 +189,7 @@ class Assembler:
             raise StreamStopped("too_many_events", f"more than {self.limits.max_events} events")
         if event == "error":
             raise StreamStopped("server_error", payload.decode("utf-8", "replace")[:500])
-        if payload == b"[DONE]":
+        if payload == _DONE:
             self._end(None)
             raise _Ended
         if not payload or payload.isspace():

@@ -13,6 +13,7 @@ from hypothesis.errors import InvalidArgument
 import pytest
 
 from toolfuzz import strategies
+from toolfuzz.vocabulary import COMPLETING
 from toolfuzz.judge.sandbox import chunks_of, parse_chunks
 from tests.dialect_streams import QUICK, SMALL
 from toolfuzz.strategies.dialects import anthropic, responses
@@ -85,6 +86,6 @@ def test_the_same_planned_calls_render_in_both_event_dialects(data):
     planned = data.draw(st.composite(lambda draw: plan_calls(draw, generators, str, whole=False))())
     rendered = {}
     for module in (anthropic, responses):
-        items, _ = data.draw(st.composite(lambda draw: module.render(draw, planned, frozenset(), module.COMPLETING[0]))())
+        items, _ = data.draw(st.composite(lambda draw: module.render(draw, planned, frozenset(), COMPLETING[module.DIALECT][0]))())
         rendered[module.PLAIN] = [(m.call, m.text) for _, marks in items for m in marks if m.kind == "args" and m.text]
     assert rendered["anthropic"] == rendered["responses"] == [(c.number, f) for c in planned for f in c.fragments if f]

@@ -1,0 +1,109 @@
+"""Cases in the event dialects (OpenAI Responses, Anthropic Messages): one pipeline, a renderer each.
+
+The calls are drawn as for chat completions (:mod:`calls`), the dialect's
+module (its *renderer*) writes them as its own events, and framing,
+disconnects and read cuts are the shared stages.  Every case's smallest draw
+is the dialect's documented shape: one call, one fragment, a clean end, LF
+framing, one read.
+
+A renderer module has ``DIALECT``, ``PLAIN`` (its documented shape's
+profile), ``ENDINGS``, ``UNFINISHED`` (the finish reason of a cut-short
+message), ``call_id``, ``index_of``, ``render``, ``error_body``,
+``junk_body`` and ``number``; one with a ``failed`` ending has ``failed_body``.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, Collection, Sequence
+
+from hypothesis import strategies as st
+
+from toolfuzz.strategies.chunks import ERROR_MESSAGES
+from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS, Mark, call_features, expected_outcome, plan_calls
+from toolfuzz.strategies.framing import Payload, framings
+from toolfuzz.strategies.profiles import DIALECT_PROFILES
+from toolfuzz.strategies.reads import read_cuts, read_features
+from toolfuzz.strategies.stage import boolean, integer, pick
+from toolfuzz.vocabulary import COMPLETING, Case, SSEEvent, StreamError, Tool
+
+__all__ = ["typed_cases"]
+
+_WHOLE = ("whole-arguments", "whole-input")
+
+
+def _profiles(draw: Any, module: ModuleType, allowed: Collection[str]) -> frozenset[str]:
+    plain = module.PLAIN
+    deviations = [p for p in DIALECT_PROFILES[module.DIALECT] if p in allowed and p != plain]
+    if not deviations or (plain in allowed and integer(draw, 0, 3) == 0):
+        return frozenset()
+    chosen = frozenset(p for p in deviations if integer(draw, 0, 2) == 0)
+    # Without the documented shape among the allowed ones, a case always has some deviation.
+    return chosen if chosen or plain in allowed else frozenset({pick(draw, deviations)})
+
+
+@st.composite
+def typed_cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str],
+                module: ModuleType) -> Case:
+    """Cases in the dialect ``module`` renders, for these tools' argument generators and profiles."""
+    completing = COMPLETING[module.DIALECT]
+    active = _profiles(draw, module, allowed)
+    planned = plan_calls(draw, generators, module.call_id, whole=bool(active & set(_WHOLE)))
+    finish = completing[0] if integer(draw, 0, 9) < 8 else module.UNFINISHED
+    items, interleaved = module.render(draw, planned, active, finish)
+    ending = pick(draw, module.ENDINGS)
+    if ending == "no-done":
+        items = items[:-1]  # the message finished, then the connection closed before message_stop
+    elif ending == "after-done":
+        items.append((module.junk_body(), ()))
+    elif ending in ("error-event", "failed"):
+        at = integer(draw, 1, len(items))
+        message = pick(draw, ERROR_MESSAGES)
+        body = module.error_body(message) if ending == "error-event" else module.failed_body(message)
+        items = items[:at] + [(body, (Mark("error", error=StreamError("server_error", message)),))]
+    module.number([body for body, _ in items])
+    framed = framings.draw(draw, [Payload(body, event=body["type"]) for body, _ in items])
+    wire = framed.wire
+    # The dialect's own name is always a feature, so that a finding's signature (and its
+    # fixture's file name) never collides with the same finding in another dialect.
+    features = {ending, module.PLAIN} | call_features(planned, LARGE_ARGUMENTS) | active
+    if interleaved:
+        features.add("interleaved")
+    else:
+        features -= {"interleaved-items", "interleaved-blocks"}  # drawn, but not exercised
+    if finish not in completing:
+        features.add("length")
+    if ending == "disconnect" and len(wire) > 1:
+        wire, mid = _disconnect(draw, wire, framed.events, items)
+        if mid:
+            features.add("disconnect-mid-arguments")
+    dispatched, events = [], []
+    for ev in framed.events:
+        if ev.dispatch_at is None or ev.dispatch_at > len(wire):
+            break
+        dispatched.append(items[ev.payload][1])
+        events.append(SSEEvent(ev.data.decode("utf-8"), items[ev.payload][0]["type"], ev.last_id))
+    indexes = {c.number: module.index_of(c, active) for c in planned}
+    used: list[Tool] = []
+    for call in planned:
+        if call.tool not in used:
+            used.append(call.tool)
+    expected = expected_outcome(dispatched, indexes, {c.number: c.name for c in planned},
+                                {c.number: c.id for c in planned}, used, completing)
+    reads = read_cuts.draw(draw, wire)
+    features |= set(framed.features) | read_features(wire, reads)
+    return Case(reads=reads, expected=expected, tools=tuple(used), dialect=module.DIALECT,
+                features=tuple(sorted(features)), events=tuple(events))
+
+
+def _disconnect(draw: Any, wire: bytes, framed_events: Sequence[Any], items: Sequence[Any]) -> tuple[bytes, bool]:
+    """The wire cut at one byte, often inside an event that carries arguments."""
+    carrying = [ev for ev in framed_events if any(m.kind == "args" and m.text for m in items[ev.payload][1])]
+    if carrying and boolean(draw):
+        ev = pick(draw, carrying)
+        cut = integer(draw, ev.start + 1, (ev.dispatch_at or ev.end) - 1)
+    else:
+        cut = integer(draw, 1, len(wire) - 1)
+    mid = any(ev.start < cut < (ev.dispatch_at or ev.end + 1) and any(m.kind == "args" for m in items[ev.payload][1])
+              for ev in framed_events)
+    return wire[:cut], mid
