@@ -4,11 +4,11 @@
   contributor's findings) into one corpus, one file per signature, the
   smallest kept.  Files are copied byte for byte, written atomically.
 * :func:`minimize` shrinks each fixture again against its recorded target as
-  installed now: a greedy pass that drops SSE events, then lines, then read
-  boundaries, keeping each step only if the target still diverges with the
-  recorded kind.  The expected outcome of a smaller stream is the
-  reference's: the reference is held to every fixture, and is the only
-  oracle for a stream that no strategy drew.
+  installed now, keeping each step only if the target still diverges with
+  the recorded kind.  It removes only what cannot change what the stream
+  means (SSE comment lines, network-read boundaries), so the expected
+  outcome and the events stay the ones the case was built with: no
+  contestant, the reference included, is asked what a smaller stream means.
 * :func:`check` replays everything and sorts each recorded target into new,
   still failing, changed, fixed (in which version) or skipped.
 
@@ -41,7 +41,6 @@ from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, fixed_in, fixed
 from toolfuzz.engine.events import Finding, signature_of
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.targets.base import Target
-from toolfuzz.targets.reference import assemble
 from toolfuzz.targets.registry import builtin_targets
 from toolfuzz.targets.selftest import PLAIN, SELFTEST
 
@@ -194,20 +193,11 @@ class Minimized:
 
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
-_BLANK = re.compile(rb"\r\n|\r|\n")
 
 
-def _spans(wire: bytes) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """The byte spans of the wire's SSE events (each with the blank line that ends it) and of its lines."""
-    lines = [m.span() for m in _LINE.finditer(wire)]
-    events, start = [], 0
-    for a, b in lines:
-        if _BLANK.fullmatch(wire, a, b):
-            events.append((start, b))
-            start = b
-    if start < len(wire):
-        events.append((start, len(wire)))
-    return events, lines
+def _comments(wire: bytes) -> list[tuple[int, int]]:
+    """The byte spans of the wire's comment lines: a line that starts with a colon is ignored by every decoder."""
+    return [m.span() for m in _LINE.finditer(wire) if wire.startswith(b":", m.start())]
 
 
 def _without(wire: bytes, cuts: tuple[int, ...], a: int, b: int) -> tuple[bytes, tuple[int, ...]]:
@@ -225,21 +215,23 @@ def _reads(wire: bytes, cuts: tuple[int, ...]) -> tuple[bytes, ...]:
 def shrink(case: Case, still_fails: Callable[[Case], bool], deadline: float) -> tuple[Case, int]:
     """The smallest case a greedy pass reaches from ``case`` on which ``still_fails`` holds, and the tries it took.
 
-    Each pass tries removing one SSE event, then one line, then one read
-    boundary, last to first; a removal is kept when the smaller stream still
-    fails, and the passes repeat until none removes anything or time is up.
+    Each pass tries removing one comment line, then one read boundary, last
+    to first; a removal is kept when the smaller stream still fails, and the
+    passes repeat until none removes anything or time is up.  Neither
+    changes which events the stream dispatches (a read is never a delta), so
+    the case's expected outcome and events are kept as they were built.
+    Comments stay where the bound on stream bytes decides the outcome.
     """
     best, tries = case, 0
+    error = case.expected.error
+    bytes_count = error is not None and error.code == "stream_too_large"
 
     def attempt(wire: bytes, cuts: tuple[int, ...]) -> bool:
         nonlocal best, tries
         if time.monotonic() >= deadline:
             return False
         tries += 1
-        reads = _reads(wire, cuts)
-        # events=None: the recorded events were those of the old wire; the harness derives the new ones.
-        candidate = replace(best, reads=reads, events=None,
-                            expected=assemble(reads, best.tools, best.limits, best.dialect))
+        candidate = replace(best, reads=_reads(wire, cuts))
         if candidate.size < best.size and still_fails(candidate):
             best = candidate
             return True
@@ -248,17 +240,14 @@ def shrink(case: Case, still_fails: Callable[[Case], bool], deadline: float) -> 
     progress = True
     while progress and time.monotonic() < deadline:
         progress = False
-        for spans_of in (lambda w: _spans(w)[0], lambda w: _spans(w)[1]):
-            i = len(spans_of(best.wire)) - 1
-            while i >= 0:
-                spans = spans_of(best.wire)
+        if not bytes_count:
+            for i in reversed(range(len(_comments(best.wire)))):
+                spans = _comments(best.wire)
                 if i < len(spans) and attempt(*_without(best.wire, best.cuts, *spans[i])):
                     progress = True
-                i -= 1
         for i in reversed(range(len(best.cuts))):
             if i < len(best.cuts):
-                cuts = best.cuts[:i] + best.cuts[i + 1:]
-                progress |= attempt(best.wire, cuts)
+                progress |= attempt(best.wire, best.cuts[:i] + best.cuts[i + 1:])
     return best, tries
 
 

@@ -14,8 +14,8 @@ from toolfuzz.errors import UsageError
 from toolfuzz.corpus.fixtures import dumps, iter_fixture_paths, load, loads, write_atomic
 from toolfuzz.corpus.replay import load_fixtures, replay
 from toolfuzz.targets.base import Target
-from toolfuzz.targets.reference import assemble
 from toolfuzz.targets.selftest import PLAIN
+from toolfuzz.vocabulary import StreamError
 from tests.paths import ROOT
 
 FINDINGS = ROOT / "findings"
@@ -30,15 +30,12 @@ def copy_tree(src: Path, dst: Path) -> Path:
 
 
 def bloated(path: Path, out: Path) -> Path:
-    """The fixture at ``path`` with an extra call in front and its wire cut into 40-byte reads."""
+    """The fixture at ``path`` with keep-alive comments before every event and its wire cut into 40-byte reads."""
     fixture = load(path)
-    wire = fixture.case.wire
-    first = wire[:wire.index(b"\n\n") + 2]
-    extra = b": keep-alive\n\n" + first.replace(b'"index":0', b'"index":7').replace(b"call_", b"call_x")
-    wire = extra + wire
+    wire = b": keep-alive\n" + fixture.case.wire.replace(b"\n\n", b"\n\n: keep-alive\n")
     reads = tuple(wire[i:i + 40] for i in range(0, len(wire), 40))
-    case = dataclasses.replace(fixture.case, reads=reads, expected=assemble(reads, fixture.case.tools,
-                                                                             fixture.case.limits))
+    # What the stream means is unchanged: the same events, the same expected outcome.
+    case = dataclasses.replace(fixture.case, reads=reads)
     write_atomic(out, dumps(dataclasses.replace(fixture, case=case)))
     return out
 
@@ -129,15 +126,26 @@ def test_a_bad_input_stops_the_merge_before_anything_is_written(tmp_path):
 
 # -- minimize ----------------------------------------------------------------
 
-def test_shrink_removes_events_lines_and_read_boundaries_while_the_predicate_holds():
+def test_shrink_removes_comments_and_read_boundaries_and_keeps_what_the_case_was_built_with():
     case = load(SEED / "two-calls-interleaved.json").case
-    case = dataclasses.replace(case, reads=tuple(case.wire[i:i + 25] for i in range(0, len(case.wire), 25)))
-    keeps_second = lambda c: b'call_w1' in c.wire  # noqa: E731
+    wire = b": hello\n" + case.wire.replace(b"\n\n", b"\n\n: keep-alive\n")
+    case = dataclasses.replace(case, reads=tuple(wire[i:i + 25] for i in range(0, len(wire), 25)))
+    keeps_second = lambda c: b'call_w1' in c.wire and b": hello" in c.wire  # noqa: E731
     smaller, tries = shrink(case, keeps_second, deadline=float("inf"))
     assert keeps_second(smaller) and smaller.size < case.size and tries > 0
     assert len(smaller.reads) == 1  # every boundary went
-    assert smaller.wire.count(b"data:") == 1  # only the event that opens call_w1 is left
-    assert smaller.expected == assemble(smaller.reads, smaller.tools, smaller.limits, smaller.dialect)
+    # Every event is still there, and only the comment the predicate needs: what the stream means never changes.
+    assert smaller.wire == b": hello\n" + load(SEED / "two-calls-interleaved.json").case.wire
+    assert (smaller.expected, smaller.events) == (case.expected, case.events)
+
+
+def test_shrink_keeps_comments_where_the_bound_on_stream_bytes_decides_the_outcome():
+    case = load(SEED / "two-calls-interleaved.json").case
+    wire = b": keep-alive\n" + case.wire
+    bounded = dataclasses.replace(case, reads=(wire,), expected=dataclasses.replace(
+        case.expected, error=StreamError("stream_too_large", "the stream passed N bytes")))
+    smaller, _ = shrink(bounded, lambda c: True, deadline=float("inf"))
+    assert smaller.wire == wire
 
 
 def test_minimize_shrinks_a_bloated_fixture_back_and_it_still_fails_as_recorded(tmp_path):
@@ -154,12 +162,11 @@ def test_minimize_shrinks_a_bloated_fixture_back_and_it_still_fails_as_recorded(
 
 
 def test_a_minimized_fixture_is_minimal_and_left_as_it_is(tmp_path):
-    path = tmp_path / SHARED.name
-    shutil.copy(SHARED, path)
-    minimize([str(path)])
+    path = bloated(SHARED, tmp_path / SHARED.name)
+    (first,) = minimize([str(path)])
     shrunk = path.read_bytes()
     (result,) = minimize([str(path)])
-    assert result.action == "minimal" and result.tries > 0
+    assert first.action == "shrunk" and result.action == "minimal"
     assert path.read_bytes() == shrunk
 
 

@@ -126,14 +126,20 @@ def test_a_death_fixture_replays_in_a_child_and_still_fails_with_its_kind(hostil
 
 
 def test_corpus_minimize_shrinks_a_crash_fixture_in_children_and_lives_on(hostile_run, tmp_path):
-    import shutil
-
     from toolfuzz.corpus.curation import minimize
     from toolfuzz.judge.contestants import resolve_all
 
+    import dataclasses
+
+    from toolfuzz.corpus.fixtures import dumps, write_atomic
+
     [found] = list(hostile_run[3].rglob("crash--*.json"))
     path = tmp_path / found.name
-    shutil.copy(found, path)
+    fixture = load(found)
+    # The case in flight, cut into 40-byte reads: each try of the minimizer runs the target that segfaults.
+    wire = fixture.case.wire
+    case = dataclasses.replace(fixture.case, reads=tuple(wire[i:i + 40] for i in range(0, len(wire), 40)))
+    write_atomic(path, dumps(dataclasses.replace(fixture, case=case)))
     [segv] = resolve_all([_name("segv")], "events")
     [result] = minimize([str(path)], timeout=5.0, budget=20.0, targets={segv.name: segv})
     assert result.action == "shrunk" and result.after < result.before, result
