@@ -126,12 +126,11 @@ def test_a_death_fixture_replays_in_a_child_and_still_fails_with_its_kind(hostil
 
 
 def test_corpus_minimize_shrinks_a_crash_fixture_in_children_and_lives_on(hostile_run, tmp_path):
-    from toolfuzz.corpus.curation import minimize
-    from toolfuzz.judge.contestants import resolve_all
-
     import dataclasses
 
+    from toolfuzz.corpus.curation import minimize
     from toolfuzz.corpus.fixtures import dumps, write_atomic
+    from toolfuzz.judge.contestants import resolve_all
 
     [found] = list(hostile_run[3].rglob("crash--*.json"))
     path = tmp_path / found.name
