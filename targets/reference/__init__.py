@@ -2,6 +2,15 @@
 
 ``docs/contract.md`` states the rules it follows; :mod:`toolfuzz.targets.reference.assembler`
 explains how.
+
+Each wire dialect has one assembler class behind one interface,
+:data:`ASSEMBLERS`: built with ``(tools, limits, events=...)``, fed network
+reads with ``feed(bytes)``, ended with ``close()``, its result in ``outcome``.
+Chat completions is :mod:`assembler`; the event dialects (:mod:`responses`,
+:mod:`anthropic`) share :mod:`typed`; how any of them stops a stream with an
+error code is :mod:`stops`.  Whoever needs the reference for a case (show,
+replay, assemble, the registry's target) picks it from the table by the
+case's dialect, never by naming one.
 """
 
 from __future__ import annotations
