@@ -137,7 +137,8 @@ def test_the_reference_runs_under_the_fixtures_bounds(tmp_path):
     assert [(c.target, c.verdict) for c in report.cells] == [("reference", "ok")]
 
 
-def test_raising_timing_out_and_blocked_targets_have_their_own_words():
+def misbehaving_report():
+    """Two calls the stream finished, replayed on targets that raise, loop and phone home (in that order)."""
     def raises(chunks):
         raise KeyError("index")
 
@@ -150,8 +151,12 @@ def test_raising_timing_out_and_blocked_targets_have_their_own_words():
         socket.create_connection(("127.0.0.1", 9))
 
     targets = [Target(name=fn.__name__, fn=fn) for fn in (raises, loops, phones_home)]
-    # Two calls the stream finished: raising on them loses both (on a cut stream it would be a refusal).
-    report = replay(load_fixtures([str(SEED / "two-calls-interleaved.json")]), targets, timeout=0.5)
+    return replay(load_fixtures([str(SEED / "two-calls-interleaved.json")]), targets, timeout=0.5)
+
+
+def test_raising_timing_out_and_blocked_targets_have_their_own_words():
+    # Raising on calls the stream finished loses both (on a cut stream it would be a refusal).
+    report = misbehaving_report()
     states = {c.target: (c.state, c.verdict) for c in report.cells}
     assert states == {"reference": ("ok", "ok"), "raises": ("raises", "unexpected"),
                       "loops": ("timeout", "unexpected"), "phones_home": ("blocked", "unexpected")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from tests.corpus.test_replay import DISCONNECT, HAND_OUT, SEED, diverging, variant
+from tests.corpus.test_replay import DISCONNECT, HAND_OUT, SEED, diverging, misbehaving_report, variant
 from toolfuzz.corpus.replay import load_fixtures, replay
 from toolfuzz.outputs.replay_matrix import cell_text, render, replay_junit
 from toolfuzz.targets.base import Target
@@ -13,20 +13,7 @@ from toolfuzz.targets.selftest import PLAIN
 
 
 def test_raising_timing_out_and_blocked_targets_have_their_own_words():
-    def raises(chunks):
-        raise KeyError("index")
-
-    def loops(chunks):
-        while True:
-            pass
-
-    def phones_home(chunks):
-        import socket
-        socket.create_connection(("127.0.0.1", 9))
-
-    targets = [Target(name=fn.__name__, fn=fn) for fn in (raises, loops, phones_home)]
-    report = replay(load_fixtures([str(SEED / "two-calls-interleaved.json")]), targets, timeout=0.5)
-    assert [cell_text(c) for c in report.cells[1:]] == ["RAISES", "TIMEOUT", "BLOCKED"]
+    assert [cell_text(c) for c in misbehaving_report().cells[1:]] == ["RAISES", "TIMEOUT", "BLOCKED"]
 
 
 def test_the_matrix_has_a_row_per_fixture_a_legend_and_a_summary(tmp_path):
