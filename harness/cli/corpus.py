@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 from toolfuzz.cli.arguments import add_target_options, positive_seconds
-from toolfuzz.corpus.curation import check, load_corpus, merge, minimize, render_check
+from toolfuzz.corpus.curation import check, load_corpus, merge, minimize
+from toolfuzz.outputs.check_report import render_check
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.fixtures import write_atomic
 from toolfuzz.outputs.matrix import render_matrix

@@ -33,7 +33,7 @@ from toolfuzz.judge.compare import KINDS, Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.findings import path_for
-from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, write_atomic, printable
+from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, write_atomic
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.vocabulary import Case
 from toolfuzz.judge.sandbox import Observation, observe
@@ -374,30 +374,3 @@ def check(paths: list[str], given: list[Target] | None = None, timeout: float = 
         if name is not None:
             classes[name].append(cell)
     return CheckReport(report, classes)
-
-
-def render_check(result: CheckReport) -> str:
-    lines = []
-    for name in CLASSES:
-        cells = result.classes[name]
-        lines.append(f"{name}: {len(cells)}")
-        for c in cells:
-            shown = next((d for d in c.divergences if d.kind == c.recorded_kind), None) or (
-                c.divergences[0] if c.divergences else None)
-            what = fixed_in(c) if c.verdict == "fixed" else (
-                f"{shown.kind}: {shown.detail}" if shown else c.detail or c.state)
-            if name in ("changed", "must fail, passes") and c.recorded_kind:
-                what += f" (recorded: {c.recorded_kind})"
-            lines.append(_one_line(f"  {c.target}  {c.fixture.path}  {what}"))
-            if c.fixture.fixture.statement:
-                lines.append(_one_line(f"    {c.fixture.fixture.statement}"))
-    agree = len(result.report.fixtures) - len(result.classes["reference disagrees"])
-    lines.append("")
-    lines.append(("FAIL" if result.exit_code else "pass") +
-                 f": {len(result.report.fixtures)} fixtures, the reference agrees with {agree}")
-    return "\n".join(lines) + "\n"
-
-
-def _one_line(text: str, limit: int = 400) -> str:
-    text = printable(" ".join(text.split()))
-    return text if len(text) <= limit else text[:limit - 3] + "..."

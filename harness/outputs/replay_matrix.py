@@ -9,6 +9,7 @@ from __future__ import annotations
 from toolfuzz.corpus.fixtures import printable
 from toolfuzz.corpus.replay import VERDICTS, Cell, Report, fixed_in
 from toolfuzz.outputs.junit import Result, Suite, junit_xml
+from toolfuzz.outputs.tables import aligned
 
 __all__ = ["LEGEND", "cell_text", "render", "summary", "replay_junit"]
 
@@ -57,9 +58,9 @@ def render(report: Report, width: int = 120) -> str:
         lines.append(f"  {n:>{len(headers[-1])}}  {printable(name)}  ({about})")
     for block in _blocks(widths, width - first - 2):
         lines.append("")
-        lines.append("  ".join(["fixture".ljust(first)] + [headers[i].ljust(widths[i]) for i in block]).rstrip())
-        for f, row in zip(report.fixtures, rows):
-            lines.append("  ".join([f.label.ljust(first)] + [row[i].ljust(widths[i]) for i in block]).rstrip())
+        table = [["fixture", *(headers[i] for i in block)]]
+        table += [[f.label, *(row[i] for i in block)] for f, row in zip(report.fixtures, rows)]
+        lines.extend(aligned(table).splitlines())
     lines.append("")
     lines.append("legend:")
     lines.extend(f"  {word:<11}  {meaning}" for word, meaning in LEGEND)
