@@ -1,8 +1,17 @@
-"""What the library adapters' tests share: the seed fixtures, and a target's divergences on a case."""
+"""What the library adapters' tests share: the seed fixtures, a target's divergences on a case, and what to do
+when a library is not installed."""
 
 from __future__ import annotations
 
+import importlib
+import json
+import os
+import shutil
 from pathlib import Path
+from types import ModuleType
+from typing import NoReturn
+
+import pytest
 
 from toolfuzz.judge.compare import compare
 from toolfuzz.corpus.fixtures import load
@@ -14,6 +23,14 @@ from toolfuzz.targets.reference import assemble
 
 SEED = Path(__file__).resolve().parent.parent / "findings" / "seed"
 SEEDS = sorted(p.stem for p in SEED.glob("*.json"))
+#: .ci/run installs every adapter's library, llama-index in .venv-llama and node for examples/node-openai: there a
+#: missing one is a broken install, and skipping its tests would turn CI green while testing less. Elsewhere
+#: (``pip install -e ".[test]"``) the tests of what is not installed skip.
+STRICT = bool(os.environ.get("CI"))
+#: The python of the environment llama-index lives in (it needs openai<3, the other adapters openai>=3);
+#: .ci/run names .venv-llama/bin/python. See tests/targets/adapters/test_llama_index_venv.py.
+LLAMA_PYTHON = os.environ.get("TOOLFUZZ_LLAMA_PYTHON", "")
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "node-openai"
 #: A generous per-case limit: a loaded CI machine must not turn a slow library into a finding.
 TIMEOUT = 30.0
 
@@ -57,3 +74,35 @@ def assert_registered(target: Target, version: str) -> None:
 #: What every adapter that agrees with the seed's interleaved example returns for it.
 TWO_CALLS = [(0, "call_w1", "get_weather", '{"city": "Paris", "unit": "celsius"}', True),
              (1, "call_r1", "read_file", '{"path": "/etc/hosts"}', True)]
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip what needs a missing library or program; under CI fail instead (see STRICT)."""
+    if STRICT:
+        pytest.fail(f"{reason}; under CI every adapter is installed (.ci/run), so this is a broken install",
+                    pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def require(module: str) -> ModuleType:
+    """``pytest.importorskip`` that fails under CI. Only a module that is absent counts as not installed:
+    one that is present and raises on import is an error everywhere."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        why = str(e)
+    unavailable(f"{module} is not installed ({why})")  # outside the handler: no chained traceback to read past
+
+
+def node_example() -> Path:
+    """examples/node-openai with its locked packages installed (``npm ci --prefix examples/node-openai``).
+
+    The tests never install them: npm needs the registry, and a test that downloads is slow and fails for
+    reasons of its own. .ci/run runs npm ci before pytest."""
+    if not shutil.which("node"):
+        unavailable("node is not installed")
+    wanted = json.loads((EXAMPLE / "package-lock.json").read_text())["packages"]["node_modules/openai"]["version"]
+    installed = EXAMPLE / "node_modules" / "openai" / "package.json"
+    if not installed.is_file() or json.loads(installed.read_text())["version"] != wanted:
+        unavailable(f"openai {wanted} is not installed in {EXAMPLE}: npm ci --prefix examples/node-openai")
+    return EXAMPLE

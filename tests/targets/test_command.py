@@ -3,15 +3,13 @@
 A small Python program written here speaks the protocol and misbehaves on
 request, chosen by the name of the first call in the case; the node example
 (examples/node-openai) runs the openai npm package's accumulator through the
-same path, wherever node and npm are installed.
+same path, once node is installed and ``npm ci --prefix examples/node-openai`` has run.
 """
 
 from __future__ import annotations
 
 import json
 import select
-import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -27,6 +25,7 @@ from toolfuzz.judge.sandbox import observe
 from toolfuzz.judge.contestants import resolve
 from toolfuzz.targets.command import Child, CommandError, command_target
 from toolfuzz.targets.reference import assemble
+from tests.adapter_checks import node_example as installed_node_example
 from tests.streams import chunk, frag, head, sse
 from tests.paths import ROOT
 
@@ -243,20 +242,12 @@ def test_bad_cmd_specs_are_one_clear_error(spec, words):
 # -- the node example: the openai npm package's accumulator -------------------
 
 NODE = f"cmd:node {EXAMPLE / 'assemble.js'}"
-needs_node = pytest.mark.skipif(not (shutil.which("node") and shutil.which("npm")), reason="node and npm not installed")
 
 
 @pytest.fixture(scope="session")
 def node_example() -> Path:
-    """The example's dependencies, installed from its lock file once (npm ci needs the registry)."""
-    lock = json.loads((EXAMPLE / "package-lock.json").read_text())
-    wanted = lock["packages"]["node_modules/openai"]["version"]
-    installed = EXAMPLE / "node_modules" / "openai" / "package.json"
-    if not installed.is_file() or json.loads(installed.read_text())["version"] != wanted:
-        done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=EXAMPLE, capture_output=True, text=True,
-                              timeout=300)
-        assert done.returncode == 0, done.stdout + done.stderr
-    return EXAMPLE
+    """The example with its locked packages installed: skipped without them, failed under CI (.ci/run installs them)."""
+    return installed_node_example()
 
 
 @pytest.fixture
@@ -266,7 +257,6 @@ def node_target(node_example):
     t.extra["child"].stop()
 
 
-@needs_node
 def test_the_openai_npm_accumulator_assembles_the_two_interleaved_calls(node_target, node_example):
     wanted = json.loads((node_example / "package-lock.json").read_text())["packages"]["node_modules/openai"]
     assert (node_target.name, node_target.level, node_target.version) == (
@@ -279,7 +269,6 @@ def test_the_openai_npm_accumulator_assembles_the_two_interleaved_calls(node_tar
     assert compare(case.expected, obs, node_target) == []
 
 
-@needs_node
 def test_the_openai_npm_client_reads_the_two_interleaved_calls_off_the_network_reads(node_example):
     (t,) = resolve(f"{NODE} --client")
     try:
@@ -290,7 +279,6 @@ def test_the_openai_npm_client_reads_the_two_interleaved_calls_off_the_network_r
         t.extra["child"].stop()
 
 
-@needs_node
 def test_a_short_run_through_node_saves_fixtures_that_replay_as_recorded(node_target, tmp_path, capsys):
     code = main(["run", "--target", NODE, "--max-examples", "50", "--seed", "1", "--findings", str(tmp_path),
                  "--json"])
@@ -316,7 +304,6 @@ def test_a_short_run_through_node_saves_fixtures_that_replay_as_recorded(node_ta
         assert recorded in {d.kind for d in compare(fixture.case.expected, observation, node_target)}, path
 
 
-@needs_node
 @pytest.mark.parametrize("path", sorted((SEED.parent / "openai-node").glob("*.json")), ids=lambda p: p.stem)
 def test_the_committed_openai_npm_findings_replay_as_recorded(path, node_example):
     fixture = load(path)

@@ -6,7 +6,9 @@ from importlib import metadata
 
 import pytest
 
-pytest.importorskip("haystack")
+from tests.adapter_checks import require
+
+require("haystack")
 
 from toolfuzz.targets.adapters.haystack import TARGETS  # noqa: E402
 from tests.adapter_checks import SEEDS, TWO_CALLS, assert_registered, calls, case_of, kinds, seed  # noqa: E402

@@ -6,7 +6,9 @@ from importlib import metadata
 
 import pytest
 
-pytest.importorskip("langchain_openai")
+from tests.adapter_checks import require
+
+require("langchain_openai")
 
 from langchain_core.messages import AIMessageChunk, message_chunk_to_message  # noqa: E402
 from langchain_core.messages.tool import tool_call_chunk  # noqa: E402

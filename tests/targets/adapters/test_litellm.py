@@ -6,7 +6,9 @@ from importlib import metadata
 
 import pytest
 
-pytest.importorskip("litellm")
+from tests.adapter_checks import require
+
+require("litellm")
 
 from toolfuzz.targets.adapters.litellm import TARGETS  # noqa: E402
 from tests.adapter_checks import SEEDS, TWO_CALLS, assert_registered, calls, case_of, kinds, run, seed  # noqa: E402

@@ -9,7 +9,9 @@ from importlib import metadata
 
 import pytest
 
-pytest.importorskip("llama_index.llms.openai")
+from tests.adapter_checks import require
+
+require("llama_index.llms.openai")
 
 from toolfuzz.targets.adapters.llama_index import TARGETS  # noqa: E402
 from tests.adapter_checks import SEEDS, assert_registered, calls, case_of, kinds, seed  # noqa: E402

@@ -1,6 +1,6 @@
 """The openai adapters: the SDK's own assembler, fed the seed fixtures and a few hand-made streams.
 
-openai is an optional extra (``pip install -e ".[targets]"``); without it this module is skipped.
+openai is an optional extra (``pip install -e ".[targets]"``); without it this module is skipped (under CI it fails).
 """
 
 from __future__ import annotations
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("openai")
-pytest.importorskip("httpx2")
+from tests.adapter_checks import require
+
+require("openai")
+require("httpx2")
 
 from toolfuzz.judge.compare import compare  # noqa: E402
 from toolfuzz.corpus.fixtures import load  # noqa: E402

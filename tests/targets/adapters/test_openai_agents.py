@@ -6,7 +6,9 @@ from importlib import metadata
 
 import pytest
 
-pytest.importorskip("agents")
+from tests.adapter_checks import require
+
+require("agents")
 
 from toolfuzz.targets.adapters.openai_agents import TARGETS  # noqa: E402
 from tests.adapter_checks import SEEDS, TWO_CALLS, assert_registered, calls, case_of, kinds, seed  # noqa: E402

@@ -1,14 +1,14 @@
 """openai-sse (openai._streaming.SSEDecoder) on hand-written wires: where it follows the spec, where it does not.
 
-openai is an optional extra (``pip install -e ".[targets]"``); without it this module is skipped.
+openai is an optional extra (``pip install -e ".[targets]"``); without it this module is skipped (under CI it fails).
 """
 
 from __future__ import annotations
 
-import pytest
+from tests.adapter_checks import require
 
-pytest.importorskip("openai")
-pytest.importorskip("httpx2")
+require("openai")
+require("httpx2")
 
 from toolfuzz.judge.compare import compare  # noqa: E402
 from toolfuzz.vocabulary import Case  # noqa: E402

@@ -7,7 +7,9 @@ from importlib import metadata
 
 import pytest
 
-pytest.importorskip("pydantic_ai")
+from tests.adapter_checks import require
+
+require("pydantic_ai")
 
 from pydantic_ai.messages import ModelResponse  # noqa: E402
 

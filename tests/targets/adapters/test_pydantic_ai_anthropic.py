@@ -1,6 +1,6 @@
 """The pydantic-ai Anthropic adapter: AnthropicModel.request_stream end to end over hand-made Messages streams.
 
-pydantic-ai-slim and anthropic are optional extras; without them this module is skipped.
+pydantic-ai-slim and anthropic are optional extras; without them this module is skipped (under CI it fails).
 The streams and their expected outcomes are built as in the anthropic tests.
 """
 
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("pydantic_ai")
-pytest.importorskip("anthropic")
+from tests.adapter_checks import require
+
+require("pydantic_ai")
+require("anthropic")
 
 from toolfuzz.corpus.fixtures import load  # noqa: E402
 from toolfuzz.vocabulary import INCOMPLETE  # noqa: E402

@@ -6,7 +6,9 @@ from importlib import metadata
 
 import pytest
 
-pytest.importorskip("smolagents")
+from tests.adapter_checks import require
+
+require("smolagents")
 
 from toolfuzz.targets.adapters.smolagents import TARGETS  # noqa: E402
 from tests.adapter_checks import SEEDS, TWO_CALLS, assert_registered, calls, case_of, kinds, run, seed  # noqa: E402
