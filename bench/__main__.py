@@ -2,10 +2,12 @@
 
 * reference: throughput of the reference assembler against the floor of
   splitting lines and ``orjson.loads`` (``bench.reference``);
-* generation: cases per second of each strategy stage and end to end
+* generation: cases per second of each strategy stage and end to end, and
+  how many examples it takes for the seed's two-call example to turn up
   (``bench.generation``);
 * selftest: examples and seconds until each self-test mutant is found, and
-  how small its fixture shrinks (``bench.selftest``);
+  how small its fixture shrinks; and a long search of the reference and the
+  plain assembler, which must find nothing (``bench.selftest``);
 * workers: runs per second with 1 and 2 workers (``bench.workers``, when
   present);
 * startup: ``toolfuzz assemble --help`` against ``python -c pass``, and a
@@ -30,8 +32,10 @@ from typing import Any, Callable
 
 Row = tuple[str, str, str]
 
-FULL = {"mb": 8.0, "examples": 1000, "seeds": 10, "budget": 60.0, "startup_rounds": 15, "startup_mb": 28.0}
-QUICK = {"mb": 1.0, "examples": 100, "seeds": 1, "budget": 5.0, "startup_rounds": 3, "startup_mb": 1.0}
+FULL = {"mb": 8.0, "examples": 1000, "seeds": 10, "budget": 60.0, "startup_rounds": 15, "startup_mb": 28.0,
+        "quiet_examples": 1500}
+QUICK = {"mb": 1.0, "examples": 100, "seeds": 1, "budget": 5.0, "startup_rounds": 3, "startup_mb": 1.0,
+         "quiet_examples": 100}
 
 
 def reference(size: dict[str, Any]) -> list[Row]:
@@ -40,20 +44,24 @@ def reference(size: dict[str, Any]) -> list[Row]:
 
 
 def generation(size: dict[str, Any]) -> list[Row]:
-    from bench.generation import measure
+    from bench.generation import measure, seed_example, seed_example_summary
     rates = measure(size["examples"])
     end_to_end = rates[-1][1]
     return [("generation", stage, f"{r:.0f} cases/s ({r / end_to_end:.1f}x end to end)") for stage, r in rates] + [
-        ("generation", "goal: 300 end-to-end cases/s per core", f"{end_to_end / 300:.0%} of goal")]
+        ("generation", "goal: 300 end-to-end cases/s per core", f"{end_to_end / 300:.0%} of goal"),
+        ("generation", "the seed's two-call example", seed_example_summary(seed_example(size["seeds"])))]
 
 
 def selftest(size: dict[str, Any]) -> list[Row]:
-    from bench.selftest import measure
+    from bench.selftest import measure, quiet
     rows = []
     for mutant, mistake, found, examples, seconds, shrunk, minimum, at_min in measure(size["seeds"], budget=size["budget"]):
         rows.append(("selftest", f"{mutant} ({mistake})",
                      f"found {found}, median {examples} examples / {seconds} s, shrunk to {shrunk} "
                      f"(calls, reads), minimum {minimum}, at minimum {at_min}"))
+    examples, seconds, found = quiet(size["quiet_examples"])
+    rows.append(("selftest", "reference and plain (must never diverge)",
+                 f"{examples} examples in {seconds} s, divergences: {found}"))
     return rows
 
 

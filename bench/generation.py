@@ -1,22 +1,29 @@
 """Cases per second, stage by stage and end to end, on the bundled corpus.
 
-    .venv/bin/python -m bench.generation [--examples N]
+    .venv/bin/python -m bench.generation [--examples N] [--seeds N]
 
 Each figure is Hypothesis drawing from one strategy inside a @given test
 (generate phase only, no database), so it includes the engine's own cost,
 which is what a fuzzing run pays.  Ratios against the end-to-end rate show
 where the time goes; the goal is 300 end-to-end cases per second per core.
+
+Then how many examples of ``cases(profiles=["openai"])`` it takes for the
+seed's two-call example to turn up, on each of ``--seeds`` seeds: the search
+tests/strategies/test_cases.py makes on one seed only.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
+from random import Random
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
 
 from toolfuzz.vocabulary import DIALECTS
 from toolfuzz.strategies import (
@@ -34,8 +41,10 @@ from toolfuzz.strategies import (
     stream_endings,
     tool_arguments,
 )
+from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.strategies.arguments import validator
 from toolfuzz.strategies.framing import Payload
+from toolfuzz.targets.reference import SSEDecoder
 
 
 def rate(strategy: st.SearchStrategy[Any], n: int) -> float:
@@ -80,15 +89,71 @@ def measure(n: int = 1000) -> list[tuple[str, float]]:
     return [(name, rate(s, n)) for name, s in rows]
 
 
+def _entry_indexes(case: Any) -> list[int]:
+    out = []
+    for event in SSEDecoder().feed(case.wire):
+        if event.data.startswith(b"{"):
+            for choice in json.loads(event.data).get("choices", []):
+                for entry in (choice.get("delta") or {}).get("tool_calls") or []:
+                    out.append(entry["index"])
+    return out
+
+
+def seed_two_call_shape(case: Any) -> bool:
+    """The seed's example (the shape tests/strategies/test_cases.py finds on one seed): two complete calls,
+    0 and 1 interleaved as part of 0, 1's start, the rest of 0, the end of 1; one choice; [DONE]."""
+    features = set(case.features)
+    if "interleaved" not in features or "multi-choice" in features or "done" not in features:
+        return False
+    if [c.status for c in case.expected.calls] != ["complete", "complete"]:
+        return False
+    order = _entry_indexes(case)
+    return order[:1] == [0] and 1 in order and 0 in order[order.index(1):] and order[-1] == 1
+
+
+def seed_example(seeds: int = 10, limit: int = 30_000) -> list[int | None]:
+    """Examples of ``cases(profiles=["openai"])`` until the seed's example turns up, on seeds 0..seeds-1
+    (None: not within ``limit``).  The suite checks one seed; this is how soon it comes on others."""
+    out: list[int | None] = []
+    for k in range(seeds):
+        seen = [0]
+
+        def shaped(case: Any) -> bool:
+            seen[0] += 1
+            return seed_two_call_shape(case)
+
+        try:
+            with seeded_by_strategies_only():
+                find(cases(profiles=["openai"]), shaped, random=Random(k),
+                     settings=settings(max_examples=limit, database=None, deadline=None, phases=[Phase.generate],
+                                       suppress_health_check=list(HealthCheck)))
+            out.append(seen[0])
+        except NoSuchExample:
+            out.append(None)
+    return out
+
+
+def seed_example_summary(counts: list[int | None]) -> str:
+    found = sorted(c for c in counts if c is not None)
+    if not found:
+        return f"not found on any of {len(counts)} seed(s)"
+    return (f"found on {len(found)}/{len(counts)} seeds; examples until found: median "
+            f"{statistics.median_low(found)}, most {found[-1]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--examples", type=int, default=1000)
-    results = measure(parser.parse_args().examples)
+    parser.add_argument("--seeds", type=int, default=10, help="seeds to look for the seed's example on (0: skip)")
+    args = parser.parse_args()
+    results = measure(args.examples)
     end_to_end = results[-1][1]
     print(f"{'stage':<58} {'cases/s':>9} {'x end-to-end':>13}")
     for name, r in results:
         print(f"{name:<58} {r:9.0f} {r / end_to_end:13.1f}")
     print(f"\ngoal: 300 end-to-end cases/s per core; measured {end_to_end:.0f} ({end_to_end / 300:.0%} of goal)")
+    if args.seeds:
+        print(f"the seed's two-call example: {seed_example_summary(seed_example(args.seeds))}")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,9 @@
-"""Builders for small chat.completion.chunk streams, and every way to cut them into reads."""
+"""Builders for small chat.completion.chunk streams, and every one-cut split of a wire (tests/targets/reference/splits.py has the rest)."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any, Iterator
-
-from toolfuzz.vocabulary import Limits, Outcome, Tool
-from toolfuzz.targets.reference import assemble
 
 
 def chunk(*entries: dict, choice: int = 0, finish: str | None = None, delta: dict | None = None) -> dict:
@@ -52,26 +48,3 @@ def sse(*payloads: dict | str, eol: str = "\n", done: bool = True) -> bytes:
 def one_cut(wire: bytes) -> Iterator[list[bytes]]:
     for i in range(len(wire) + 1):
         yield [wire[:i], wire[i:]]
-
-
-def two_cuts(wire: bytes) -> Iterator[list[bytes]]:
-    for i, j in itertools.combinations_with_replacement(range(len(wire) + 1), 2):
-        yield [wire[:i], wire[i:j], wire[j:]]
-
-
-def every_split(wire: bytes) -> Iterator[list[bytes]]:
-    """The whole wire, one read per byte, then every one-cut and every two-cut split."""
-    yield [wire]
-    yield [wire[i:i + 1] for i in range(len(wire))]
-    yield from one_cut(wire)
-    yield from two_cuts(wire)
-
-
-def assert_every_split(wire: bytes, expected: Outcome, tools: tuple[Tool, ...] = (),
-                       limits: Limits = Limits()) -> None:
-    """The outcome is ``expected`` however the wire is cut into reads."""
-    for reads in every_split(wire):
-        got = assemble(reads, tools, limits)
-        if got != expected:
-            cuts = [sum(map(len, reads[:k])) for k in range(1, len(reads))]
-            raise AssertionError(f"cuts at {cuts[:10]} gave\n{got}\nexpected\n{expected}")

@@ -17,10 +17,14 @@ from tests.paths import ROOT
 
 ROOT = ROOT
 TARGET = "selftest-hand-out-after-disconnect"
+#: Bounds on waits that end at once when all is well: only a hang, or a worker that outlives its
+#: supervisor, runs into them, so they can be generous on a loaded machine.
+LIMIT = 300
+GONE_LIMIT = 60
 
 
 class Run:
-    """``toolfuzz run`` in its own process, its stderr read line by line as it comes."""
+    """``toolfuzz run`` in its own process, its stdout and stderr read by threads as they come."""
 
     def __init__(self, tmp: Path, *extra: str) -> None:
         argv = [sys.executable, "-m", "toolfuzz", "run", "--target", TARGET, "--profile", "openai",
@@ -30,13 +34,19 @@ class Run:
                                         text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.err: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self.out: list[str] = []
+        # Threads, so that waiting for the process is bounded: a read of its pipes lasts as long as any
+        # process holding them (its workers too) lives.
+        self.readers = [threading.Thread(target=self._read_err, daemon=True),
+                        threading.Thread(target=lambda: self.out.append(self.process.stdout.read()), daemon=True)]
+        for reader in self.readers:
+            reader.start()
 
-    def _read(self) -> None:
+    def _read_err(self) -> None:
         for line in self.process.stderr:
             self.lines.put(line)
 
-    def wait_for(self, text: str, limit: float = 300) -> None:
+    def wait_for(self, text: str, limit: float = LIMIT) -> None:
         end = time.monotonic() + limit
         while time.monotonic() < end:
             try:
@@ -47,14 +57,20 @@ class Run:
             self.err.append(line)
             if text in line:
                 return
-        raise AssertionError(f"no {text!r} in {''.join(self.err)}")
+        self.process.kill()
+        raise AssertionError(f"no {text!r} within {limit} s in {''.join(self.err)}")
 
-    def finish(self, limit: float = 300) -> tuple[int, str, str]:
-        out = self.process.stdout.read()
-        code = self.process.wait(timeout=limit)
+    def finish(self, limit: float = LIMIT) -> tuple[int, str, str]:
+        try:
+            code = self.process.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise AssertionError(f"the run did not end within {limit} s") from None
+        for reader in self.readers:
+            reader.join(timeout=GONE_LIMIT)
         while not self.lines.empty():
             self.err.append(self.lines.get())
-        return code, out, "".join(self.err)
+        return code, "".join(self.out), "".join(self.err)
 
 
 def reported(err: str) -> dict[str, str]:
@@ -81,7 +97,10 @@ def test_sigterm_stops_at_the_next_case_with_the_summary_and_every_finding_on_di
 def test_sigkill_loses_no_reported_finding_and_a_restart_reports_them_again(tmp_path):
     run = Run(tmp_path, "--budget", "900", "--max-examples", "100000")
     run.wait_for("diverges: ")
-    time.sleep(1)
+    family = descendants(run.process.pid)
+    # The workers are the fork server's children, not the supervisor's.
+    workers = [p for p, parent in family.items() if parent != run.process.pid]
+    assert len(workers) >= 2, family
     run.process.kill()
     code, _, err = run.finish()
     assert code == -signal.SIGKILL
@@ -90,7 +109,7 @@ def test_sigkill_loses_no_reported_finding_and_a_restart_reports_them_again(tmp_
     for signature, path in before.items():
         assert load(tmp_path / path).found["signature"] == signature
     # The workers die with their supervisor: the fork server goes, and the kernel kills its children.
-    assert _workers_gone(tmp_path)
+    assert survivors(family) == [], "processes of the killed run still alive"
     again = Run(tmp_path, "--budget", "120", "--max-examples", "20")
     code, out, err = again.finish()
     assert code == 1, err
@@ -103,13 +122,52 @@ def test_sigkill_loses_no_reported_finding_and_a_restart_reports_them_again(tmp_
     assert all((tmp_path / path).is_file() for path in before.values())
 
 
-def _workers_gone(tmp: Path, limit: float = 30) -> bool:
-    # A live worker rewrites its in-flight file before every case.
-    inflight = tmp / "state" / "inflight"
+# -- processes, from /proc -----------------------------------------------------
+
+Process = tuple[int, int]  # pid and start time: a pid alone may be reused by the time it is looked at
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """State, parent and start time of a process; None once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = text[text.rindex(")") + 2:].split()  # the name, in parentheses, may hold spaces
+    return fields[0], int(fields[1]), int(fields[19])
+
+
+def descendants(root: int) -> dict[Process, int]:
+    """Every live process below ``root``, with its parent's pid."""
+    parents: dict[int, tuple[int, int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (stat := _stat(int(entry.name))) is not None and stat[0] != "Z":
+            parents[int(entry.name)] = (stat[1], stat[2])
+    found: dict[Process, int] = {}
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, start) in parents.items():
+            if ppid == parent:
+                found[(pid, start)] = ppid
+                frontier.append(pid)
+    return found
+
+
+def survivors(family: dict[Process, int], limit: float = GONE_LIMIT) -> list[Process]:
+    """Those of ``family`` still alive after ``limit`` seconds (killed then, so that a failure leaves none)."""
+
+    def alive() -> list[Process]:
+        # A zombie has ended; whoever adopted it may not reap it at once (or at all, in a container).
+        return [(pid, start) for pid, start in family
+                if (stat := _stat(pid)) is not None and stat[2] == start and stat[0] != "Z"]
+
     end = time.monotonic() + limit
-    while time.monotonic() < end:
-        stamps = {p: p.stat().st_mtime_ns for p in inflight.glob("*.json")}
-        time.sleep(3)
-        if stamps == {p: p.stat().st_mtime_ns for p in inflight.glob("*.json")}:
-            return True
-    return False
+    while (left := alive()) and time.monotonic() < end:
+        time.sleep(0.2)
+    for pid, _ in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return left

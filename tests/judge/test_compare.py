@@ -22,9 +22,10 @@ CUT = load(SEED / "disconnect-mid-arguments.json").case
 BAD = load(SEED / "completed-invalid-json.json").case
 
 
-def kinds(case, fn, reports=None, level="events"):
+def kinds(case, fn, reports=None, level="events", timeout=60.0):
+    # The hand-made targets answer at once: the time limit only bounds a hang, far above any machine's pace.
     target = Target("hand-made", fn, level=level, reports=reports or Target("x", fn).reports)
-    return [d.kind for d in compare(case.expected, observe(target, case, timeout=1.0), target)]
+    return [d.kind for d in compare(case.expected, observe(target, case, timeout=timeout), target)]
 
 
 def right(chunks):
@@ -143,12 +144,14 @@ def test_arguments_split_off_their_call_at_the_same_position_are_a_move():
 
 
 def test_timed_out():
+    # Spins far past the limit, then gives up and answers: a limit that never fires shows as another
+    # kind (call_lost) after a while, not as a test that hangs.
     def spin(chunks):
-        while True:
+        end = time.monotonic() + 120
+        while time.monotonic() < end:
             time.sleep(0.01)
-    start = time.monotonic()
-    assert kinds(TWO, spin) == ["timed_out"]
-    assert time.monotonic() - start < 5
+        return []
+    assert kinds(TWO, spin, timeout=0.5) == ["timed_out"]
 
 
 @pytest.mark.parametrize("result", [None, {"calls": []}, [1], [{"arguments": {"a": 1}}], [{"index": "0", "arguments": ""}],

@@ -1,18 +1,22 @@
 """The first differential check: generated cases against the reference assembler."""
 
 import json
+from random import Random
 
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis.errors import InvalidArgument
 
 from toolfuzz.corpus.fixtures import Fixture, dumps, loads
+from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.vocabulary import Tool
 from toolfuzz.strategies import PLAIN_FEATURES, PROFILES, cases
 from toolfuzz.strategies.expect import parses
 from toolfuzz.targets.reference import SSEDecoder, assemble
 
 ALL = cases()
+#: The seed test_the_seed_two_call_example_is_generated searches with (see there).
+SEED_EXAMPLE_SEED = 7
 
 
 def _agree(case):
@@ -47,6 +51,8 @@ def test_every_case_round_trips_through_a_fixture_file(case):
     assert again == case
 
 
+# The case is the first that matches, not shrunk: Hypothesis warns that its repr is large.
+@pytest.mark.filterwarnings("ignore:Generating overly large repr")
 def test_the_seed_two_call_example_is_generated():
     """Calls 0 and 1 interleaved: part of 0, 1's start, the rest of 0, the end of 1; both ids kept."""
 
@@ -69,11 +75,15 @@ def test_the_seed_two_call_example_is_generated():
         order = entries(case)
         return order[:1] == [0] and 1 in order and 0 in order[order.index(1):] and order[-1] == 1
 
-    # A generous budget: find() stops at the first match, and how soon that comes
-    # under the derandomised CI profile shifts with what else the session imported
-    # (Hypothesis draws on constants from loaded modules).
-    case = find(cases(profiles=["openai"]), shaped,
-                settings=settings(max_examples=30_000, database=None, suppress_health_check=list(HealthCheck)))
+    # One fixed seed, with no constants drawn from the modules the session happens to have loaded:
+    # the same examples every run.  On this seed the shape turns up after about 200 of them; on
+    # others it takes up to some thousands, half a minute and more, which is why how soon it turns
+    # up, over many seeds, is measured by ``python -m bench.generation`` and not here.  The limit
+    # is a margin over the 200 (reached only if the strategies stop making the shape).
+    with seeded_by_strategies_only():
+        case = find(cases(profiles=["openai"]), shaped, random=Random(SEED_EXAMPLE_SEED),
+                    settings=settings(max_examples=2_000, database=None, phases=[Phase.generate],
+                                      suppress_health_check=list(HealthCheck)))
     _agree(case)
     first, second = case.expected.calls
     assert first.id and second.id and first.id != second.id
@@ -81,7 +91,10 @@ def test_the_seed_two_call_example_is_generated():
 
 
 def test_cases_shrink_to_the_plain_openai_stream():
-    case = find(ALL, lambda c: True, settings=settings(database=None, suppress_health_check=list(HealthCheck)))
+    # Without the literals of whatever local modules are loaded: with them, an edit anywhere in the
+    # harness gives the derandomised run other draws, and its shrink may stop short (at the spaced writer).
+    with seeded_by_strategies_only():
+        case = find(ALL, lambda c: True, settings=settings(database=None, suppress_health_check=list(HealthCheck)))
     assert case.features == ("done", "lf", "openai", "single-read") == tuple(sorted(PLAIN_FEATURES))
     assert case.wire.startswith(b'data: {"id":"chatcmpl-toolfuzz"') and case.wire.endswith(b"data: [DONE]\n\n")
     assert [c.status for c in case.expected.calls] == ["complete"]

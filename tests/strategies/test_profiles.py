@@ -25,7 +25,13 @@ def test_drawn_profile_sets_are_compatible_and_allowed(data):
     allowed = data.draw(st.sets(st.sampled_from(list(PROFILES)), min_size=1))
     chosen = data.draw(profile_sets(allowed))
     assert chosen <= allowed
-    if "openai" not in allowed:
-        assert chosen
     for a in chosen:
         assert not CONFLICTS[a] & chosen
+
+
+@settings(max_examples=100)
+@given(st.data())
+def test_without_openai_allowed_the_set_is_never_empty(data):
+    # The empty set means plain openai: drawn only when openai is allowed.
+    allowed = data.draw(st.sets(st.sampled_from([p for p in PROFILES if p != "openai"]), min_size=1))
+    assert data.draw(profile_sets(allowed))

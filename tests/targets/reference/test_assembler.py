@@ -1,4 +1,4 @@
-"""The reference assembler, rule by rule, each stream cut at every byte offset (one and two cuts)."""
+"""The reference assembler, rule by rule, each stream cut once at every offset and twice at chosen pairs (splits.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from toolfuzz.vocabulary import Call, Limits, Outcome, StreamError, Tool
 from toolfuzz.targets.reference import Assembler, assemble
 from toolfuzz.targets.reference.events import ArgumentsAppended, CallOpened, ChoiceFinished, ChunkReceived, StreamEnded
-from tests.streams import assert_every_split, chunk, frag, head, sse
+from tests.streams import chunk, frag, head, sse
+from tests.targets.reference.splits import assert_every_split
 
 OBJ = Tool("f", {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False})
 
@@ -37,6 +38,13 @@ def test_crlf_and_cr_framing_cut_anywhere():
     expected = Outcome((call(0, "c", "f", '{"a":2}'),))
     assert_every_split(sse(*payloads, eol="\r\n"), expected)
     assert_every_split(sse(*payloads, eol="\r"), expected)
+
+
+def test_a_lone_cr_then_an_lf_framed_event_cut_anywhere():
+    # Plain text read after a lone CR (which takes the assembler's short path for reads without line
+    # ends) must end the CR's "an LF may follow": the LF ending the next line is a line end of its own.
+    wire = sse(chunk(head(0, "c", "f", '{"a":2}')), eol="\r", done=False) + sse(chunk(finish="tool_calls"))
+    assert_every_split(wire, Outcome((call(0, "c", "f", '{"a":2}'),)))
 
 
 # -- chunks -------------------------------------------------------------------------------

@@ -1,11 +1,11 @@
-"""The SSE decoder against the WHATWG rules, fed at every cut of each stream."""
+"""The SSE decoder against the WHATWG rules, each stream cut once at every offset, twice at chosen pairs (splits.py)."""
 
 from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
 from toolfuzz.targets.reference.sse import SSEDecoder, SSEEvent
-from tests.streams import every_split
+from tests.targets.reference.splits import every_split
 
 
 def decode(reads: list[bytes]) -> list[tuple[str, str, str]]:
@@ -38,6 +38,11 @@ def test_crlf_split_across_reads_is_one_line_end_not_a_blank_line():
     assert d.feed(b"data: one\r") == []
     assert d.feed(b"\ndata: two\r") == []
     assert d.feed(b"\n\r\n") == [SSEEvent(b"one\ntwo")]
+
+
+def test_a_crlf_with_an_empty_read_between_its_cr_and_lf_is_still_one_line_end():
+    # Two data lines: a blank line seen between CR and LF would dispatch "one" alone.
+    assert_decodes(b"data: one\r\ndata: two\r\n\r\n", [msg("one\ntwo")])
 
 
 def test_one_leading_bom_is_dropped_even_split_across_reads():
