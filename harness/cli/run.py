@@ -64,8 +64,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-
-
 def run(args: argparse.Namespace) -> int:
     targets = targets_for(args.target, args.level, args.dialect)
     seed = args.seed if args.seed is not None else random.randrange(2**32)
