@@ -37,10 +37,10 @@ SSE_KINDS = {
 def expected_events(case: Case) -> tuple[SSEEvent, ...]:
     """The events the case's wire dispatches: as recorded by construction, or else as the reference decodes them.
 
-    Old fixtures and ``toolfuzz assemble`` captures carry no events.  The
-    reference decoder is held to the events known by construction over every
-    framing and read cut the strategies make
-    (tests/judge/test_compare_events.py), which is what lets it stand in here.
+    Every generated case and every fixture under findings/ records its events;
+    only a fixture written by hand without them falls back to the reference
+    decoder, which is held to the events known by construction over every
+    framing and read cut the strategies make (tests/judge/test_compare_events.py).
     """
     if case.events is not None:
         return case.events
