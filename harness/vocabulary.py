@@ -204,6 +204,9 @@ class Case:
     dialect: str = "openai-chat"
     features: tuple[str, ...] = ()
     events: tuple[SSEEvent, ...] | None = None
+    #: The decisions the case was rendered from (toolfuzz.strategies.plans), when it was drawn by a
+    #: Drawer: what the engine's reduction edits.  Not part of what the case is.
+    plan: Any = field(default=None, compare=False, repr=False)
 
     @property
     def wire(self) -> bytes:

@@ -15,13 +15,15 @@ faster generation (docs/strategies.md).
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-from hypothesis import strategies as st
+from hypothesis import reject, strategies as st
 
-from toolfuzz.strategies.stage import boolean
+from toolfuzz.strategies.stage import Drawer, boolean, integer, opaque, pick, stage
 from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
 
@@ -59,18 +61,40 @@ def _freeze(schema: Mapping[str, Any]) -> str:
     return json.dumps(schema, sort_keys=True)
 
 
+Gen = Callable[[Any], Any]  # draws one value through toolfuzz.strategies.stage
+
+
 @lru_cache(maxsize=512)
 def _cached(frozen: str) -> st.SearchStrategy[Any]:
     schema = json.loads(frozen)
     check = validator(schema)
+
+    def ok(value: Any) -> bool:
+        return _writable(value) and check.is_valid(value)
+
     try:
-        base = compile_schema(schema)
+        gen = compile_schema(schema)
+        fallback = st.composite(lambda draw: gen(draw))().filter(ok)
     except Unsupported:
         from hypothesis_jsonschema import from_schema
 
         # hypothesis-jsonschema knows the date and time formats but not uuid.
-        base = from_schema(schema, custom_formats={"uuid": FORMATS["uuid"]})
-    return base.filter(lambda value: _writable(value) and check.is_valid(value))
+        fallback = from_schema(schema, custom_formats={"uuid": FORMATS["uuid"]}).filter(ok)
+        gen = functools.partial(opaque, strategy=fallback)
+    return _valid_values(gen, ok, fallback)
+
+
+@stage
+def _valid_values(draw: Any, gen: Gen, ok: Callable[[Any], bool], fallback: st.SearchStrategy[Any]) -> Any:
+    # Both paths end in a jsonschema check: a value that reaches a case is valid
+    # whatever either path got wrong.
+    for _ in range(3):
+        value = gen(draw)
+        if ok(value):
+            return value
+    if type(draw) is Drawer:
+        return opaque(draw, fallback)
+    reject()
 
 
 def _writable(value: Any) -> bool:
@@ -94,7 +118,7 @@ def tool_arguments(tool: Tool) -> st.SearchStrategy[Any]:
     return schema_values(tool.parameters)
 
 
-def compile_schema(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
+def compile_schema(schema: Mapping[str, Any]) -> Gen:
     """The fast path; raises :class:`Unsupported` for schemas outside its subset."""
     return _Compiler(schema).compile(schema, ())
 
@@ -121,9 +145,9 @@ class _Compiler:
             raise Unsupported(f"$ref {ref} is not a schema")
         return node
 
-    def compile(self, schema: Any, active: tuple[str, ...]) -> st.SearchStrategy[Any]:
+    def compile(self, schema: Any, active: tuple[str, ...]) -> Gen:
         if schema is True or schema == {}:
-            return json_values()
+            return json_values.draw
         if schema is False or not isinstance(schema, dict):
             raise Unsupported("false schema")
         unknown = set(schema) - _HANDLED
@@ -135,9 +159,13 @@ class _Compiler:
                 raise Unsupported("$ref beside other keywords")
             return self.compile(self.resolve(ref, active), (*active, ref))
         if "const" in schema:
-            return st.just(schema["const"])
+            const = schema["const"]
+            return lambda draw: copy.deepcopy(const)
         if "enum" in schema:
-            return st.sampled_from(schema["enum"])
+            choices = list(schema["enum"])
+            if not choices:
+                raise Unsupported("empty enum")
+            return lambda draw: copy.deepcopy(pick(draw, choices))
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 rest = {k: v for k, v in schema.items() if k != key and k not in _ANNOTATIONS}
@@ -145,7 +173,7 @@ class _Compiler:
                 # enforces oneOf's "exactly one".
                 branches = [self.compile({**rest, **b} if isinstance(b, dict) else b, active)
                             for b in schema[key]]
-                return st.one_of(branches)
+                return _one_of(branches)
         types = schema.get("type")
         if types is None:
             if "properties" in schema or "required" in schema:
@@ -157,51 +185,52 @@ class _Compiler:
             elif {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} & set(schema):
                 types = ["number"]
             else:
-                return json_values()
+                return json_values.draw
         if isinstance(types, str):
             types = [types]
         if not types or any(t not in _TYPES for t in types):
             raise Unsupported(f"type {types}")
-        return st.one_of([self.typed(t, schema, active) for t in types])
+        return _one_of([self.typed(t, schema, active) for t in types])
 
-    def typed(self, t: str, schema: dict[str, Any], active: tuple[str, ...]) -> st.SearchStrategy[Any]:
+    def typed(self, t: str, schema: dict[str, Any], active: tuple[str, ...]) -> Gen:
         if t == "null":
-            return st.none()
+            return lambda draw: None
         if t == "boolean":
-            return st.booleans()
+            return boolean
         if t == "integer":
-            return integers(schema)
+            return functools.partial(integers.draw, schema=schema)
         if t == "number":
-            return numbers(schema)
+            return functools.partial(numbers.draw, schema=schema)
         if t == "string":
             return self.string(schema)
         if t == "array":
             return self.array(schema, active)
         return self.object(schema, active)
 
-    def string(self, schema: dict[str, Any]) -> st.SearchStrategy[str]:
+    def string(self, schema: dict[str, Any]) -> Gen:
         lo, hi = schema.get("minLength", 0), schema.get("maxLength")
         if "pattern" in schema:
             # JSON Schema patterns search, they do not match the whole string,
             # which is exactly what from_regex draws without fullmatch.
             base = st.from_regex(schema["pattern"])
-            return base.filter(lambda s: lo <= len(s) and (hi is None or len(s) <= hi))
+            return functools.partial(opaque, strategy=base.filter(lambda s: lo <= len(s) and (hi is None or len(s) <= hi)))
         fmt = FORMATS.get(schema.get("format", ""))
         if fmt is not None:
-            return fmt.filter(lambda s: lo <= len(s) and (hi is None or len(s) <= hi))
-        return strings(min_size=lo, max_size=hi)
+            return functools.partial(opaque, strategy=fmt.filter(lambda s: lo <= len(s) and (hi is None or len(s) <= hi)))
+        return functools.partial(strings.draw, min_size=lo, max_size=hi)
 
-    def array(self, schema: dict[str, Any], active: tuple[str, ...]) -> st.SearchStrategy[list[Any]]:
+    def array(self, schema: dict[str, Any], active: tuple[str, ...]) -> Gen:
         items = schema.get("items", True)
         if isinstance(items, list):
             raise Unsupported("tuple items")
         lo = schema.get("minItems", 0)
         hi = schema.get("maxItems", lo + 4)
-        element = self.compile(items, active)
-        unique = (lambda v: json.dumps(v, sort_keys=True)) if schema.get("uniqueItems") else None
-        return st.lists(element, min_size=lo, max_size=hi, unique_by=unique)
+        if hi < lo:
+            raise Unsupported("maxItems below minItems")
+        return functools.partial(_lists, element=self.compile(items, active), lo=lo, hi=hi,
+                                 unique=bool(schema.get("uniqueItems")))
 
-    def object(self, schema: dict[str, Any], active: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    def object(self, schema: dict[str, Any], active: tuple[str, ...]) -> Gen:
         properties = schema.get("properties", {})
         required = [k for k in schema.get("required", []) if k in properties]
         if len(required) != len(schema.get("required", [])):
@@ -211,26 +240,53 @@ class _Compiler:
         most = schema.get("maxProperties")
         if not properties and isinstance(extra, dict):
             # A map: its keys are data, so they may be anything.
-            return st.dictionaries(strings(max_size=24), self.compile(extra, active),
-                                   max_size=min(4, most if most is not None else 4))
+            return functools.partial(_maps, value=self.compile(extra, active),
+                                     most=min(4, most if most is not None else 4))
         if not properties and extra is not False and "additionalProperties" not in schema:
             if most is None:
-                return st.dictionaries(strings(max_size=24), json_values(), max_size=3)
+                return functools.partial(_maps, value=json_values.draw, most=3)
         if most is not None and most < len(required):
             raise Unsupported("maxProperties below required")
-        return _objects(fields, required, most)
+        return functools.partial(_objects, fields=fields, required=frozenset(required), most=most)
 
 
-@st.composite
-def _objects(draw: Any, fields: dict[str, st.SearchStrategy[Any]], required: list[str],
-             most: int | None) -> dict[str, Any]:
+def _one_of(branches: list[Gen]) -> Gen:
+    if len(branches) == 1:
+        return branches[0]
+    return lambda draw: pick(draw, branches)(draw)
+
+
+def _lists(draw: Any, element: Gen, lo: int, hi: int, unique: bool) -> list[Any]:
+    n = integer(draw, lo, hi)
+    out: list[Any] = []
+    seen: set[str] = set()
+    for _ in range(n if not unique else 2 * n):
+        if len(out) == n:
+            break
+        value = element(draw)
+        if unique:
+            # uniqueItems compares JSON values: 1 and 1.0 are the same item, so are equal objects.
+            mark = json.dumps(value, sort_keys=True)
+            if mark in seen:
+                continue
+            seen.add(mark)
+        out.append(value)
+    return out
+
+
+def _maps(draw: Any, value: Gen, most: int) -> dict[str, Any]:
+    # A map: its keys are data, so they may be anything.
+    return {strings.draw(draw, 0, 24): value(draw) for _ in range(integer(draw, 0, most))}
+
+
+def _objects(draw: Any, fields: dict[str, Gen], required: frozenset[str], most: int | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     room = None if most is None else most - len(required)
-    for key, strategy in fields.items():
+    for key, gen in fields.items():
         if key not in required:
             if room == 0 or not boolean(draw):
                 continue
             if room is not None:
                 room -= 1
-        out[key] = draw(strategy)
+        out[key] = gen(draw)
     return out

@@ -7,7 +7,9 @@ and hands it to the dialect's module.
 
 from __future__ import annotations
 
-from typing import Collection, Iterable
+from dataclasses import replace
+from random import Random
+from typing import Any, Collection, Iterable, Mapping
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -18,10 +20,11 @@ from toolfuzz.strategies.dialects import MODULES
 from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS
 from toolfuzz.strategies.dialects.chat import profile_sets
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
+from toolfuzz.strategies.plans import Drawer, Key
 from toolfuzz.strategies.usable import usable_tools
 from toolfuzz.vocabulary import DIALECTS, Case, Tool
 
-__all__ = ["cases", "profile_sets", "LARGE_ARGUMENTS", "PLAIN_FEATURES"]
+__all__ = ["cases", "Planner", "profile_sets", "LARGE_ARGUMENTS", "PLAIN_FEATURES"]
 
 #: The features of the plainest case, the one every case shrinks toward: one
 #: read, LF framing, the documented shape, a clean [DONE].  A finding's
@@ -38,6 +41,38 @@ def cases(tools: Iterable[Tool] | None = None, profiles: Collection[str] | None 
     shapes to those names (``None``: all of them), from the dialect's own
     profiles (``toolfuzz.strategies.profiles.DIALECT_PROFILES``).
     """
+    module, generators, allowed = _prepare(tools, profiles, dialect)
+    return module.cases(generators, allowed)
+
+
+class Planner:
+    """The same cases as :func:`cases`, drawn from a seed or rendered from a plan: the engine's fast path.
+
+    ``draw(seed)`` draws a case at random (a few microseconds a decision
+    instead of Hypothesis's tens) and keeps its plan in ``case.plan``;
+    ``render(plan)`` renders a plan, or an edit of one, again
+    (:mod:`toolfuzz.strategies.plans`).
+    """
+
+    def __init__(self, tools: Iterable[Tool] | None = None, profiles: Collection[str] | None = None,
+                 dialect: str = "openai-chat") -> None:
+        self.dialect = dialect
+        self._module, self._generators, self._allowed = _prepare(tools, profiles, dialect)
+
+    def draw(self, seed: int) -> Case:
+        return self._run(Drawer(rnd=Random(seed)))
+
+    def render(self, plan: Mapping[Key, Any], redraw: int | None = None) -> Case:
+        """The case of ``plan``; what it lacks is the simplest draw, or with ``redraw`` drawn from that seed."""
+        return self._run(Drawer(given=plan, rnd=None if redraw is None else Random(redraw)))
+
+    def _run(self, drawer: Drawer) -> Case:
+        case = self._module.draw_case(drawer, self._generators, self._allowed)
+        return replace(case, plan=drawer.decisions)
+
+
+def _prepare(tools: Iterable[Tool] | None, profiles: Collection[str] | None,
+             dialect: str) -> tuple[Any, tuple[tuple[Tool, Any], ...], frozenset[str]]:
     if dialect not in DIALECTS:
         raise InvalidArgument(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
     known = DIALECT_PROFILES[dialect]
@@ -51,4 +86,4 @@ def cases(tools: Iterable[Tool] | None = None, profiles: Collection[str] | None 
         reasons = "; ".join(f"{t.name}: {why}" for t, why in skipped) or "no tools given"
         raise InvalidArgument(f"no tool can generate arguments ({reasons})")
     generators = tuple((t, tool_arguments(t)) for t in usable)
-    return MODULES[dialect].cases(generators, frozenset(allowed))
+    return MODULES[dialect], generators, frozenset(allowed)

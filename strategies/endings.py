@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from hypothesis import strategies as st
-
 from toolfuzz.strategies.stage import integer, stage
 
 from toolfuzz.vocabulary import Tool
@@ -32,17 +30,22 @@ DEFECTS = ("invalid-json", "schema-invalid", "unknown-tool")
 _ENDING_WEIGHTS = ("done",) * 4 + ("no-done", "after-done", "disconnect", "disconnect", "error-chunk", "error-event")
 
 
-def stream_endings() -> st.SearchStrategy[str]:
+@stage
+def stream_endings(draw: Any) -> str:
     """Weighted toward a clean end, as real streams are; shrinks to ``done``."""
-    return st.integers(0, len(_ENDING_WEIGHTS) - 1).map(_ENDING_WEIGHTS.__getitem__)
+    return _ENDING_WEIGHTS[integer(draw, 0, len(_ENDING_WEIGHTS) - 1)]
 
 
-def finish_reasons(completing: str) -> st.SearchStrategy[str]:
-    return st.integers(0, 9).map(lambda m: completing if m < 8 else ("length", "content_filter")[m - 8])
+@stage
+def finish_reasons(draw: Any, completing: str) -> str:
+    m = integer(draw, 0, 9)
+    return completing if m < 8 else ("length", "content_filter")[m - 8]
 
 
-def call_defects() -> st.SearchStrategy[str | None]:
-    return st.integers(0, 11).map(lambda m: None if m < 9 else DEFECTS[m - 9])
+@stage
+def call_defects(draw: Any) -> str | None:
+    m = integer(draw, 0, 11)
+    return None if m < 9 else DEFECTS[m - 9]
 
 
 @stage

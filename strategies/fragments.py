@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 
-from toolfuzz.strategies.stage import integer, pick, stage
+from toolfuzz.strategies.stage import integer, named, pick, stage
 
 __all__ = ["hard_places", "fragments", "to_utf16_units", "join_fragments", "one_char_limit"]
 
@@ -96,15 +96,20 @@ def fragments(draw: Any, text: str, max_cuts: int = 8, must: str | None = None) 
     count = integer(draw, 0, max_cuts)
     if integer(draw, 0, 11) == 11 and 1 < n <= one_char_limit:
         return list(text)
-    places = hard_places(text)
+    places = hard_places(text) if count or must else {}
     kinds = sorted(places)
     cuts = []
     for _ in range(count):
-        kind = integer(draw, 0, len(kinds))
-        if kind == 0 or n == 0:
-            cuts.append(integer(draw, 0, n))
-        else:
-            cuts.append(pick(draw, places[kinds[kind - 1]]))
+        with named(draw, "cut"):  # one cut taken out of a plan moves no other
+            kind = integer(draw, 0, len(kinds))
+            if kind == 0 or n == 0:
+                # 0 is no cut: the simplest draw, so that taking a decision out of a plan takes its cut out
+                # (an empty piece still comes of two cuts at one place, or of one at the end).
+                cut = integer(draw, 0, n)
+                if cut:
+                    cuts.append(cut)
+            else:
+                cuts.append(pick(draw, places[kinds[kind - 1]]))
     if must in places and not any(c in places[must] for c in cuts):
         cuts.append(pick(draw, places[must]))
     cuts.sort()

@@ -78,22 +78,15 @@ def write_payload(body: Any, writer: str) -> str:
     return _escape_surrogates(text) if _LONE_SURROGATE.search(text) else text
 
 
+#: A JSON string token, or a space: a space matched here is outside every string.
+_STRING_OR_SPACE = re.compile(r'"(?:[^"\\]|\\.)*"| ', re.DOTALL)
+
+
 def json_whitespace(text: str) -> list[int]:
     """Offsets of spaces outside strings: where a payload may be split over data lines."""
-    out, in_string, escape = [], False, False
-    for i, c in enumerate(text):
-        if in_string:
-            if escape:
-                escape = False
-            elif c == "\\":
-                escape = True
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c == " ":
-            out.append(i)
-    return out
+    if " " not in text:
+        return []
+    return [m.start() for m in _STRING_OR_SPACE.finditer(text) if m.end() - m.start() == 1 and text[m.start()] == " "]
 
 
 @stage

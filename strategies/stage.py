@@ -1,26 +1,51 @@
-"""One definition, two uses: a public strategy, and a drawing function for the pipeline.
+"""The one drawing interface of the pipeline: Hypothesis's ``draw`` or a plan's :class:`Drawer`.
 
-``cases()`` draws every stage inside one composite.  Building a fresh
-strategy object per draw costs Hypothesis a validation pass each time,
-which was most of the generation time; ``f.draw(draw, ...)`` skips that.
+Every stage draws through :func:`integer`, :func:`boolean`, :func:`pick`,
+:func:`text`, :func:`floating` and :func:`opaque`.  Given Hypothesis's
+``draw`` they are Hypothesis draws (the public strategies, shrunk by
+Hypothesis); given a :class:`~toolfuzz.strategies.plans.Drawer` they are
+named decisions of a plan (the engine's fast path, reduced on the plan).
+Both shrink toward the same place: the lowest integer, ``False``, the first
+item, the shortest text.
+
+:func:`stage` makes a drawing function both a public strategy and a stage:
+``f(...)`` is a strategy, ``f.draw(draw, ...)`` draws inside another stage
+without building a strategy (which costs Hypothesis a validation pass each
+time), and under a Drawer the stage's draws are named within it.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from hypothesis import strategies as st
 
-__all__ = ["stage", "pick", "integer", "boolean"]
+from toolfuzz.strategies.plans import Drawer
+
+__all__ = ["stage", "pick", "integer", "boolean", "text", "floating", "opaque", "named", "Drawer"]
 
 
 def stage(fn: Callable[..., Any]) -> Any:
+    name = fn.__name__.lstrip("_")
+
+    def drawn(draw: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(draw) is Drawer:
+            draw.enter(name)
+            try:
+                return fn(draw, *args, **kwargs)
+            finally:
+                draw.leave()
+        return fn(draw, *args, **kwargs)
+
     @functools.wraps(fn)
     def factory(*args: Any, **kwargs: Any) -> st.SearchStrategy[Any]:
-        return st.composite(lambda draw: fn(draw, *args, **kwargs))()
+        strategy = st.composite(lambda draw: fn(draw, *args, **kwargs))()
+        strategy.toolfuzz_stage = (drawn, args, kwargs)  # how a Drawer draws it (plans.Drawer.__call__)
+        return strategy
 
-    factory.draw = fn  # type: ignore[attr-defined]
+    factory.draw = drawn  # type: ignore[attr-defined]
     return factory
 
 
@@ -39,6 +64,8 @@ _BOOLEANS = _ready(st.booleans())
 
 def integer(draw: Any, lo: int | None, hi: int | None) -> int:
     """``draw(st.integers(lo, hi))``, without building the strategy again each time."""
+    if type(draw) is Drawer:
+        return draw.integer(lo, hi)
     s = _INTEGERS.get((lo, hi))
     if s is None:
         s = _ready(st.integers(lo, hi))
@@ -48,6 +75,8 @@ def integer(draw: Any, lo: int | None, hi: int | None) -> int:
 
 
 def boolean(draw: Any) -> bool:
+    if type(draw) is Drawer:
+        return draw.boolean()
     return draw(_BOOLEANS)
 
 
@@ -55,3 +84,51 @@ def pick(draw: Any, items: Any) -> Any:
     """One of ``items``, shrinking toward the first: an index is cheaper to draw than a sampled_from."""
     items = items if isinstance(items, (list, tuple)) else list(items)
     return items[integer(draw, 0, len(items) - 1)] if len(items) > 1 else items[0]
+
+
+_TEXTS: dict[tuple[Any, ...], st.SearchStrategy[str]] = {}
+
+
+def text(draw: Any, alphabet: str | None, min_size: int, max_size: int, extra: tuple[str, ...] = ()) -> str:
+    """A string from ``alphabet``, or (``None``) from ``extra`` and any code point but a surrogate."""
+    if type(draw) is Drawer:
+        return draw.text(alphabet, min_size, max_size, extra)
+    key = (alphabet, min_size, max_size, extra)
+    s = _TEXTS.get(key)
+    if s is None:
+        if alphabet:
+            s = _ready(st.text(alphabet=alphabet, min_size=min_size, max_size=max_size))
+        else:
+            # A list of characters, not st.text: st.text merges a one_of alphabet into one character set,
+            # and the few characters of ``extra`` would come up as rarely as any other.
+            char = st.one_of(*([st.sampled_from(extra)] if extra else []), st.characters(exclude_categories=("Cs",)))
+            s = _ready(st.lists(char, min_size=min_size, max_size=max_size).map("".join))
+        _TEXTS[key] = s
+    return draw(s)
+
+
+def floating(draw: Any, lo: float | None, hi: float | None) -> float:
+    """A finite float in ``[lo, hi]`` (either bound may be None)."""
+    if type(draw) is Drawer:
+        return draw.floating(lo, hi)
+    return draw(st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False))
+
+
+def opaque(draw: Any, strategy: st.SearchStrategy[Any]) -> Any:
+    """A value of a strategy the pipeline does not draw itself (a regex, a format, hypothesis-jsonschema)."""
+    if type(draw) is Drawer:
+        return draw.opaque(strategy)
+    return draw(strategy)
+
+
+@contextmanager
+def named(draw: Any, name: str) -> Iterator[None]:
+    """Under a Drawer, the draws in the block are named within ``name`` (a choice, a call); else nothing."""
+    if type(draw) is Drawer:
+        draw.enter(name)
+        try:
+            yield
+        finally:
+            draw.leave()
+    else:
+        yield

@@ -11,9 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hypothesis import strategies as st
-
-from toolfuzz.strategies.stage import integer, boolean
+from toolfuzz.strategies.stage import boolean, floating, integer, stage, text
 
 __all__ = ["NASTY_CHARACTERS", "strings", "integers", "numbers", "json_values", "LARGE_TEXT_MIN"]
 
@@ -31,35 +29,28 @@ NASTY_CHARACTERS = (
 #: A large string is at least this long: past the 8 KiB buffers some clients use.
 LARGE_TEXT_MIN = 10_000
 
-_ASCII_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 _-.", max_size=16)
-_NASTY = st.text(alphabet=st.one_of(st.sampled_from(NASTY_CHARACTERS), st.characters()), max_size=24)
+_WORD_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 _-."
 
 
-def _large(seed: str, repeat: int) -> str:
-    # Built by repetition rather than drawn character by character: tens of KB
-    # of drawn text would cost Hypothesis its whole buffer and a second a value.
-    seed = seed or "x"
-    return seed * max(1, -(-repeat // len(seed)))
-
-
-_LARGE = st.builds(_large, _NASTY, st.integers(LARGE_TEXT_MIN, 4 * LARGE_TEXT_MIN))
-
-
-@st.composite
+@stage
 def strings(draw: Any, min_size: int = 0, max_size: int | None = None) -> str:
     """Plain words mostly; sometimes nasty characters; rarely tens of KB."""
     mode = integer(draw, 0, 15)
     if mode < 9:
-        text = draw(_ASCII_WORD)
+        out = text(draw, _WORD_ALPHABET, 0, 16)
     elif mode < 15:
-        text = draw(_NASTY)
+        out = text(draw, None, 0, 24, NASTY_CHARACTERS)
     else:
-        text = draw(_LARGE)
-    if max_size is not None and len(text) > max_size:
-        text = text[:max_size]
-    if len(text) < min_size:
-        text += "a" * (min_size - len(text))
-    return text
+        # Built by repetition rather than drawn character by character: tens of KB
+        # of drawn text would cost Hypothesis its whole buffer and a second a value.
+        seed = text(draw, None, 0, 24, NASTY_CHARACTERS) or "x"
+        repeat = integer(draw, LARGE_TEXT_MIN, 4 * LARGE_TEXT_MIN)
+        out = seed * max(1, -(-repeat // len(seed)))
+    if max_size is not None and len(out) > max_size:
+        out = out[:max_size]
+    if len(out) < min_size:
+        out += "a" * (min_size - len(out))
+    return out
 
 
 def _bounds(schema: dict[str, Any], integral: bool) -> tuple[Any, Any]:
@@ -90,7 +81,7 @@ def _bounds(schema: dict[str, Any], integral: bool) -> tuple[Any, Any]:
 _BIG = 2**64
 
 
-@st.composite
+@stage
 def integers(draw: Any, schema: dict[str, Any] | None = None) -> int:
     """Small integers mostly; sometimes anywhere in bounds; sometimes past 64 bits."""
     lo, hi = _bounds(schema or {}, integral=True)
@@ -112,39 +103,15 @@ def integers(draw: Any, schema: dict[str, Any] | None = None) -> int:
     return integer(draw, min(ceiling, lo) if lo is not None else ceiling * 2**40, ceiling)
 
 
-@st.composite
+@stage
 def numbers(draw: Any, schema: dict[str, Any] | None = None) -> float | int:
     """Integers or finite floats in bounds, often with large or small exponents."""
     (lo, xlo), (hi, xhi) = _bounds(schema or {}, integral=False)
     if boolean(draw):
-        return draw(floats_in(lo, xlo, hi, xhi))
-    value = draw(integers(schema))
-    return value
-
-
-def floats_in(lo: Any, xlo: Any, hi: Any, xhi: Any) -> st.SearchStrategy[float]:
-    low = lo if lo is not None else xlo
-    high = hi if hi is not None else xhi
-    return st.floats(
-        min_value=None if low is None else float(low),
-        max_value=None if high is None else float(high),
-        exclude_min=lo is None and xlo is not None,
-        exclude_max=hi is None and xhi is not None,
-        allow_nan=False,
-        allow_infinity=False,
-    )
-
-
-_SCALARS = st.one_of(
-    st.none(), st.booleans(), integers(), numbers(), strings(),
-)
-
-
-def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    return st.one_of(
-        st.lists(children, max_size=4),
-        st.dictionaries(strings(max_size=24), children, max_size=4),
-    )
+        low = float(lo) if lo is not None else None if xlo is None else math.nextafter(float(xlo), math.inf)
+        high = float(hi) if hi is not None else None if xhi is None else math.nextafter(float(xhi), -math.inf)
+        return floating(draw, low, high)
+    return integers.draw(draw, schema)
 
 
 def _deep(value: Any, depth: int, as_object: bool) -> Any:
@@ -153,13 +120,30 @@ def _deep(value: Any, depth: int, as_object: bool) -> Any:
     return value
 
 
-_TREES = st.recursive(_SCALARS, _containers, max_leaves=8)
+def _tree(draw: Any, leaves: list[int], depth: int = 0) -> Any:
+    # Containers until the leaves run out, then scalars: at most eight leaves, as st.recursive drew.
+    kind = integer(draw, 0, 6)
+    if kind >= 5 and leaves[0] > 0 and depth < 6:
+        n = integer(draw, 0, 4)
+        if kind == 5:
+            return [_tree(draw, leaves, depth + 1) for _ in range(n)]
+        return {strings.draw(draw, 0, 24): _tree(draw, leaves, depth + 1) for _ in range(n)}
+    leaves[0] -= 1
+    if kind == 0:
+        return None
+    if kind == 1:
+        return boolean(draw)
+    if kind == 2:
+        return integers.draw(draw)
+    if kind == 3:
+        return numbers.draw(draw)
+    return strings.draw(draw)
 
 
-@st.composite
+@stage
 def json_values(draw: Any) -> Any:
     """Any JSON value; rarely nested tens of levels deep."""
-    value = draw(_TREES)
+    value = _tree(draw, [8])
     if integer(draw, 0, 15) == 15:
         value = _deep(value, integer(draw, 16, 96), boolean(draw))
     return value

@@ -15,7 +15,8 @@ writing the pipes raises no audit event the hook refuses.
 Inside a call, whatever went wrong is told apart:
 
 * the program's own exception (``{"error": ...}``): raised, under the
-  exception's own type name;
+  exception's own type name, with the crash state the program gives
+  (``crash_state``), else one made of that type name;
 * ``{"protocol_error": ...}`` (it could not read the request): raised as
   :class:`ProtocolError`, so it is not mistaken for the assembler's failure;
 * no answer before the harness's time limit: timed out (the harness's
@@ -66,6 +67,10 @@ class CommandError(Exception):
 
 class ChildRaised(Exception):
     """The program reported its own exception; subclasses carry the program's type name (see :func:`_raised`)."""
+
+    #: Where the program says it raised (``toolfuzz.judge.sandbox.crash_state``): this side's
+    #: traceback ends in the protocol's glue, and only the program knows its own frames.
+    crash_state: str | None = None
 
 
 class ChildDied(Exception):
@@ -329,15 +334,32 @@ _raised_types: dict[str, type[ChildRaised]] = {}
 def _raised(error: Any) -> ChildRaised:
     """The program's exception as one of ours that carries its type name, since the report shows the type."""
     if not isinstance(error, dict):
-        return ChildRaised(str(error)[:300])
+        raised = ChildRaised(str(error)[:300])
+        raised.crash_state = _state_of_message(str(error))
+        return raised
     name, message = error.get("type"), str(error.get("message", ""))[:300]
     if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
-        return ChildRaised(message)
-    if name not in _raised_types:
-        if len(_raised_types) >= 256:
-            return ChildRaised(f"{name}: {message}")
-        _raised_types[name] = type(name, (ChildRaised,), {"__module__": __name__})
-    return _raised_types[name](message)
+        raised = ChildRaised(message)
+        raised.crash_state = _state_of_message(message)
+    elif name not in _raised_types and len(_raised_types) >= 256:
+        raised = ChildRaised(f"{name}: {message}")
+        raised.crash_state = name
+    else:
+        if name not in _raised_types:
+            _raised_types[name] = type(name, (ChildRaised,), {"__module__": __name__})
+        raised = _raised_types[name](message)
+        raised.crash_state = name
+    given = error.get("crash_state")
+    if isinstance(given, str) and given.strip():
+        # One line, bounded: it is a key findings are clustered by, not a report.
+        raised.crash_state = " ".join(given.split())[:300]
+    return raised
+
+
+def _state_of_message(message: str) -> str:
+    """The crash state of an error that names no type: the message's "Type:" prefix, if it has one."""
+    head = message.partition(":")[0].strip()
+    return head if ":" in message and _IDENTIFIER.fullmatch(head) else "raised"
 
 
 def command_target(argv: list[str], *, level: str = "events", summary: str = "") -> Target:

@@ -77,7 +77,8 @@ def signature(fixture: Fixture) -> str:
     recorded = diverging(fixture)
     if recorded:
         target, kind = recorded[0]
-        return signature_of(target, kind, set(fixture.case.features) - PLAIN_FEATURES)
+        return signature_of(target, kind, set(fixture.case.features) - PLAIN_FEATURES,
+                            str(fixture.found.get("crash_state") or ""))
     case = fixture.case
     content = json.dumps({"dialect": case.dialect, "reads": [r.hex() for r in case.reads],
                           "expected": case.expected.to_json(), "tools": [t.to_json() for t in case.tools],
@@ -125,8 +126,9 @@ def destination(into: Path, entry: Entry, given_root: Path | None) -> Path:
     recorded = diverging(entry.fixture)
     if recorded:
         target, kind = recorded[0]
-        finding = Finding(Target(name=target, fn=_never), Divergence(kind, ""), entry.fixture.case, Observation(),
-                          PLAIN_FEATURES)
+        state = str(entry.fixture.found.get("crash_state") or "")
+        finding = Finding(Target(name=target, fn=_never), Divergence(kind, "", state), entry.fixture.case,
+                          Observation(), PLAIN_FEATURES)
         return path_for(into, finding)
     return into / entry.path.name
 

@@ -32,9 +32,13 @@ def _slug(text: str, limit: int = 80) -> str:
 
 
 def path_for(root: Path, finding: Finding) -> Path:
-    """``<root>/<target>/<kind>--<features>.json``: a person can tell what it is from the name."""
+    """``<root>/<target>/<kind>--<features>.json``: a person can tell what it is from the name.
+
+    A ``raised`` finding's crash state goes between: ``raised--KeyError-at-mod.fn--<features>.json``.
+    """
     features = "+".join(sorted(finding.features)) or "plain"
-    return root / _slug(finding.target.name) / f"{finding.divergence.kind}--{_slug(features, 120)}.json"
+    state = f"--{_slug(finding.state, 60)}" if finding.state else ""
+    return root / _slug(finding.target.name) / f"{finding.divergence.kind}{state}--{_slug(features, 120)}.json"
 
 
 def fixture_for(finding: Finding) -> Fixture:
@@ -60,6 +64,8 @@ def fixture_for(finding: Finding) -> Fixture:
         "python": platform.python_version(),
         "versions": {target.name: target.version} if target.version else {},
     }
+    if finding.state:
+        found["crash_state"] = finding.state
     if finding.unshrunk:
         found["unshrunk"] = True
     return Fixture(case=finding.case, name=f"{target.name}: {kind}", found=found, observed=observed,
@@ -96,6 +102,13 @@ class FindingWriter:
     def __call__(self, event: Event) -> None:
         if isinstance(event, Found):
             path, what = save(self.root, event.finding)
+            # A finding with fewer features replaces the ones it is more general than: their files,
+            # written earlier in this run, go (a file that was there before the run is left alone).
+            for old in event.replaces:
+                if old in self._where and self._where[old][1] == "written" and self._where[old][0] != path:
+                    self._where[old][0].unlink(missing_ok=True)
+                self._where.pop(old, None)
+            self.saved = [s for s in self.saved if s[0].signature not in event.replaces]
             self.saved.append((event.finding, path, what))
             self._where[event.finding.signature] = (path, what)
 

@@ -49,7 +49,8 @@ class Finding:
     plain: frozenset[str] = frozenset()
     #: The seed of the search that met it, so that a person can run that search again.
     seed: int | None = None
-    #: The case a worker was on when the target killed it: never shrunk (its features are all plain).
+    #: Not reduced: the case a worker was on when the target killed it, or one met when the run's
+    #: share of time for reducing was spent.  Its features are all it had, not the minimal ones.
     unshrunk: bool = False
 
     @property
@@ -57,12 +58,24 @@ class Finding:
         return frozenset(self.case.features) - self.plain
 
     @property
+    def state(self) -> str:
+        """The crash state of a ``raised`` divergence (exception type and innermost own frames); else ""."""
+        return getattr(self.divergence, "state", "") or ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What a root cause is told apart by before its features: target, kind, crash state."""
+        return (self.target.name, self.divergence.kind, self.state)
+
+    @property
     def signature(self) -> str:
-        return signature_of(self.target.name, self.divergence.kind, self.features)
+        return signature_of(self.target.name, self.divergence.kind, self.features, self.state)
 
 
-def signature_of(target: str, kind: str, features: Iterable[str]) -> str:
-    return f"{target}/{kind}/{'+'.join(sorted(set(features))) or 'plain'}"
+def signature_of(target: str, kind: str, features: Iterable[str], state: str = "") -> str:
+    """``target/kind/features``; a ``raised`` one's crash state goes beside its kind: ``kind[state]``."""
+    where = f"{kind}[{state}]" if state else kind
+    return f"{target}/{where}/{'+'.join(sorted(set(features))) or 'plain'}"
 
 
 def _add(table: dict, more: dict) -> None:
@@ -92,6 +105,15 @@ class Stats:
     first_found_after: tuple[int, float] | None = None
     workers: int = 1
     restarts: int = 0
+    #: Divergences folded into each signature after it was found (:mod:`toolfuzz.engine.known`).
+    hits: dict[str, int] = field(default_factory=dict)
+    #: When each signature was first met: (examples so far, seconds since the start).
+    first_seen: dict[str, tuple[int, float]] = field(default_factory=dict)
+    #: Seconds spent reducing, and the probes made (re-render and run one target).
+    reducing_seconds: float = 0.0
+    probes: int = 0
+    #: What is being reduced now ("" while generating).
+    reducing: str = ""
     #: Targets left out after killing too many workers.
     quarantined: list[str] = field(default_factory=list)
 
@@ -108,6 +130,22 @@ class Stats:
                              (self.by_feature, other.by_feature)):
             _add(mine, theirs)
         self.flaky.extend(other.flaky)
+        _add(self.hits, other.hits)
+        for sig, when in other.first_seen.items():
+            if sig not in self.first_seen or when < self.first_seen[sig]:
+                self.first_seen[sig] = when
+        self.reducing_seconds += other.reducing_seconds
+        self.probes += other.probes
+
+    def hit(self, signature: str) -> None:
+        self.hits[signature] = self.hits.get(signature, 0) + 1
+
+    def carry(self, old: str, new: str) -> None:
+        """``new`` replaced ``old``: its hits and first sighting go with it."""
+        self.hits[new] = self.hits.get(new, 0) + self.hits.pop(old, 0) + 1
+        if old in self.first_seen:
+            was = self.first_seen.pop(old)
+            self.first_seen[new] = min(was, self.first_seen.get(new, was))
 
 
 @dataclass(frozen=True)
@@ -127,6 +165,8 @@ class Progress:
 @dataclass(frozen=True)
 class Found:
     finding: Finding
+    #: Signatures of known findings this one replaces: its minimal features are a strict subset of theirs.
+    replaces: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -55,12 +55,12 @@ def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> 
     stopping = stopping or Stopping()
     names = [t.name for t in config.targets]
     # Built before anything runs, so that a bad tool file or profile is a usage error, not a dead worker.
-    strategy = cases_for(config.tools, config.profiles, config.dialect, lambda text: emit(Note(text)))
+    planner = cases_for(config.tools, config.profiles, config.dialect, lambda text: emit(Note(text)))
     # Opened before anything runs, so that a store that cannot be reached is a usage error.
     store = open_database(config.database, namespace_for(names, config.profiles))
     emit(Started(tuple(names), config.seed, config.max_examples, config.budget, config.workers))
     if config.workers == 1 and config.shard is None:
-        _, stats = search(list(config.targets), strategy, max_examples=config.max_examples, budget=config.budget,
+        _, stats = search(list(config.targets), planner, max_examples=config.max_examples, budget=config.budget,
                           seed=config.seed, timeout=config.timeout, emit=emit, plain=PLAIN_FEATURES,
                           database=store, stop=stopping.is_set)
     else:

@@ -1,295 +1,234 @@
-"""The search: generate cases, run every target on each, shrink every new divergence.
+"""The search: draw cases, run every target on each, reduce each new root cause once, count the rest.
 
 Theory of operation
 -------------------
 
-One round is one Hypothesis run over ``toolfuzz.strategies.cases()``.  For each case
-every target runs (:func:`toolfuzz.judge.sandbox.observe`) and is compared with the
-expected outcome (:func:`toolfuzz.judge.compare.compare`).  The first divergence
-that is *new* raises an exception whose class is made for its (target,
-kind), so Hypothesis keeps one failure per class apart, shrinks each to its
-smallest case, and reports them all (``report_multiple_bugs``).
+Cases are drawn from seeds by a :class:`~toolfuzz.strategies.cases.Planner`:
+the seed of the n-th case comes from the run's seed, so a run is the same
+run on any machine, and each case carries its plan (the decisions it was
+rendered from).  Every target runs on each case
+(:func:`toolfuzz.judge.sandbox.observe`) and is compared with the outcome
+known by construction (:func:`toolfuzz.judge.compare.compare`).
 
-A divergence is new unless a finding of the same target and kind is already
-known whose features are all present in this case.  That rule does two
-jobs.  While shrinking, a smaller case that only repeats a known finding
-stops being interesting, so the shrinker keeps what makes a finding
-distinct.  Between rounds, the findings of the last round become known, and
-the next round (with the next seed) searches for the others.  The search ends
-when a round finds nothing new, or when the examples or the time run out.
+A divergence is judged against what is known (:mod:`toolfuzz.engine.known`):
 
-A round runs at most :data:`ROUND_EXAMPLES` examples.  Hypothesis keeps
-every example of a run in its tree of choices and the last ten thousand in a
-cache, so one run of a night's worth of examples grows without bound (about
-6 KB per example for these cases).  A round that reaches that cap without
-finding anything new is not the end of the search: the next round, with the
-next seed, starts from an empty tree, and memory stays flat.
+* one whose case has all the minimal features of a known finding of the same
+  target, kind and crash state is a **hit** of it: counted, nothing more;
+* any other is reduced (:mod:`toolfuzz.engine.reduction`): its plan is
+  edited down, each probe a re-render and one target run, until no edit
+  keeps the divergence.  The features left are its minimal feature set, and
+  its signature.  If a known finding has no more than those features, the
+  divergence was a hit after all; otherwise it is a new finding, which
+  replaces the known ones whose features it has strictly fewer of.
 
-Time is bounded twice: no new example is generated after the budget, and
-shrinking stops at the budget plus :data:`SHRINK_GRACE` of it.  Every failing
-case the probe meets is remembered if it is the smallest yet for its (target,
-kind), so a round cut short still hands back its findings, shrunk as far as
-it got.
+Generation never waits long for reduction: reducing a new root cause takes
+a bounded number of probes, and all reducing together at most
+:data:`REDUCING_SHARE` of the target runs so far (runs, not seconds, so
+that what a seed finds is the same on any machine).  A divergence met while the
+share is spent waits; it is reduced when the share allows (or found by
+then to be a hit of something reduced meanwhile), and what still waits when
+the budget ends is reduced last, or kept as met (``unshrunk``).
 
-The signature of a finding is its target, its kind and the features of its
-shrunk case (the profiles and transport variants that remain when nothing
-more can be removed): stable across runs, and what dedupes fixture files.
+The seeds of the cases that met new findings are kept in the store
+(:mod:`toolfuzz.engine.database`) when there is one, and a later search
+with the same targets and profiles draws them first.
 
 What the search meets it says as events (:mod:`toolfuzz.engine.events`):
-:class:`~toolfuzz.engine.events.Progress` now and then, and
+:class:`~toolfuzz.engine.events.Progress` now and then and
 :class:`~toolfuzz.engine.events.Found` for each new finding.
 """
 
 from __future__ import annotations
 
 import time
-import warnings
-from typing import Callable, Iterable
+from random import Random
+from typing import Callable
 
-from hypothesis.database import ExampleDatabase
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hypothesis_seed, settings
-from hypothesis import strategies as st
-from hypothesis.errors import Flaky, HypothesisException, HypothesisWarning
-from hypothesis.reporting import with_reporter
-
+from toolfuzz.engine.database import SeedStore
 from toolfuzz.engine.events import Emit, Finding, Found, Progress, Stats
+from toolfuzz.engine.known import Known
+from toolfuzz.engine.reduction import reduce
 from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.judge.compare import compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import Case
 
-__all__ = ["search", "search_for_kind", "is_explained", "SHRINK_GRACE", "ROUND_EXAMPLES"]
+__all__ = ["search", "search_for_kind", "REDUCING_SHARE", "overrun"]
 
-#: Shrinking may run past the budget by at most this share of it; then the
-#: smallest case seen so far for each finding is kept.
-SHRINK_GRACE = 0.25
-#: Examples in one Hypothesis run at most (see the theory of operation): small enough that its
-#: memory is a few tens of MB, large enough that starting a run again costs nothing measurable.
-ROUND_EXAMPLES = 5000
+#: Reducing new root causes may take at most this share of the target runs so far; the rest is generation.
+REDUCING_SHARE = 0.3
+#: Probes allowed before the share has grown to any: the first root causes are reduced at once.
+_FIRST_PROBES = 3000
 
 
-
-def is_explained(known: dict[tuple[str, str], list[frozenset[str]]], target: str, kind: str,
-                 features: Iterable[str]) -> bool:
-    have = frozenset(features)
-    return any(f <= have for f in known.get((target, kind), ()))
+def overrun(budget: float) -> float:
+    """How far past its budget a search may go at most: reducing what still waits, within its share."""
+    return REDUCING_SHARE * budget + 30
 
 
-
-class _Found(Exception):
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(f"{finding.target.name}: {finding.divergence.kind}: {finding.divergence.detail}")
-        self.finding = finding
-
-
-class _OutOfTime(BaseException):
-    """Ends a round's generation when the budget is spent; a BaseException so Hypothesis does not shrink it."""
-
-
-_classes: dict[tuple[str, str], type[_Found]] = {}
-
-
-def _class_for(target: str, kind: str) -> type[_Found]:
-    # Hypothesis tells failures apart by exception type and place: one class per
-    # (target, kind) makes each its own failure, shrunk on its own.
-    key = (target, kind)
-    if key not in _classes:
-        _classes[key] = type(f"Divergence[{target}:{kind}]", (_Found,), {})
-    return _classes[key]
+#: Divergences waiting for the share to allow their reduction, at most; past that they are only counted.
+_MAX_PENDING = 500
 
 
 def search(
     targets: list[Target],
-    strategy: st.SearchStrategy[Case],
+    planner: Planner,
     *,
     max_examples: int = 1000,
     budget: float = 120.0,
     seed: int = 0,
     timeout: float = 5.0,
-    known: dict[tuple[str, str], list[frozenset[str]]] | None = None,
+    known: Known | None = None,
     emit: Emit = lambda event: None,
-    max_rounds: int = 64,
     plain: frozenset[str] = frozenset(),
-    database: ExampleDatabase | None = None,
+    database: SeedStore | None = None,
     on_case: Callable[[Case], None] = lambda case: None,
     stop: Callable[[], bool] = lambda: False,
-    round_examples: int = ROUND_EXAMPLES,
+    enough: Callable[[Finding], bool] = lambda finding: False,
+    reducing_share: float = REDUCING_SHARE,
 ) -> tuple[list[Finding], Stats]:
-    """Search until a round finds nothing new, or ``max_examples`` or ``budget`` seconds are spent.
+    """Search until ``max_examples`` or ``budget`` seconds are spent, ``stop()`` says so, or a finding is ``enough``.
 
     ``on_case`` sees every case before any target runs on it (a worker records it there, so that a
-    target that kills the process leaves it behind); ``stop`` is asked before each case, and a true
-    answer ends the search there (stopped_by ``interrupted``).  With a ``database``, each round first
-    replays the failing examples stored in it.  ``max_rounds`` bounds the rounds that find something
-    new; rounds ended only by ``round_examples`` are not counted.  What is found is added to ``known``.
-    Each new finding and, now and then, the figures so far are emitted as events.
+    target that kills the process leaves it behind).  ``known`` holds what is already known (and
+    learns what is found).  The findings are those still standing at the end: one replaced by a
+    more general one later in the search is not among them.
     """
-    known = {} if known is None else known
+    known = Known() if known is None else known
     stats = Stats()
     deadline = stats.started + budget
-    findings: list[Finding] = []
-    round_number = 0
-    finding_rounds = 0
-    while True:
-        remaining = max_examples - stats.examples
-        if remaining <= 0:
-            stats.stopped_by = "examples"
-            break
-        if stop():
-            stats.stopped_by = "interrupted"
-            break
-        if time.monotonic() >= deadline:
-            stats.stopped_by = "budget"
-            break
-        if finding_rounds >= max_rounds:
-            stats.stopped_by = "rounds"
-            break
-        stats.rounds += 1
-        if hasattr(database, "start_round"):
-            database.start_round(round_number)
-        cap = min(remaining, round_examples)
-        before = stats.examples
-        new, cut_short = _round(targets, strategy, cap, seed + round_number, timeout, known, deadline,
-                                deadline + budget * SHRINK_GRACE, stats, emit, plain, database, on_case, stop,
-                                recorded_seed=seed)
-        round_number += 1
-        if cut_short and not new:
-            stats.stopped_by = "interrupted" if stop() else "budget"
-            break
-        if not new:
-            if cap < remaining and stats.examples - before >= cap:
-                continue  # only the round's cap ended it: a fresh round goes on searching
-            stats.stopped_by = "exhausted" if stats.examples < max_examples else "examples"
-            break
-        finding_rounds += 1
-        for finding in new:
-            known.setdefault((finding.target.name, finding.divergence.kind), []).append(finding.features)
-            stats.divergences[finding.target.name] = stats.divergences.get(finding.target.name, 0) + 1
-            findings.append(finding)
-            emit(Found(finding))
-    return findings, stats
-
-
-def search_for_kind(target: Target, kind: str, strategy: st.SearchStrategy[Case], *, seed: int = 0,
-                    attempts: int = 4, **options) -> tuple[list[Finding], list[Stats]]:
-    """Search ``target`` alone until a divergence of ``kind`` turns up: those findings, and each try's stats.
-
-    Each try is one round with the next seed (``seed``, ``seed + 1``, ...), knowing what the tries
-    before it found, so that a target with louder mistakes still gets to show this one.  The
-    remaining ``options`` go to :func:`search`.  The self-test's benchmark and its test search this way.
-    """
-    known: dict[tuple[str, str], list[frozenset[str]]] = {}
-    tries: list[Stats] = []
-    for attempt in range(attempts):
-        # search() adds what it finds to ``known``: the next try looks past it.
-        findings, stats = search([target], strategy, seed=seed + attempt, known=known, max_rounds=1, **options)
-        tries.append(stats)
-        mine = [f for f in findings if f.divergence.kind == kind]
-        if mine or not findings:
-            return mine, tries
-    return [], tries
-
-def _round(targets, strategy, max_examples, seed, timeout, known, deadline, hard_deadline, stats, emit,
-           plain, database=None, on_case=lambda case: None, stop=lambda: False,
-           recorded_seed: int | None = None) -> tuple[list[Finding], bool]:
-    """One Hypothesis run: its findings, and whether time cut it short."""
-    failing = False
+    findings: dict[str, Finding] = {}
+    seeds = Random(seed)
+    stored = list(database.seeds()) if database is not None else []
+    pending: list[tuple[Finding, int]] = []
     last_report = 0.0
-    smallest: dict[tuple[str, str], Finding] = {}
+    done = False
 
-    # settings above seed: @seed turns the database off for the settings applied before it.
-    @settings(
-        max_examples=max_examples,
-        database=database,
-        deadline=None,
-        derandomize=False,
-        report_multiple_bugs=True,
-        suppress_health_check=list(HealthCheck),
-        phases=((Phase.reuse,) if database is not None else ()) + (Phase.generate, Phase.shrink),
-        print_blob=False,
-        verbosity=Verbosity.quiet,
-    )
-    @hypothesis_seed(seed)
-    @given(strategy)
-    def probe(case: Case) -> None:
-        nonlocal failing, last_report
-        now = time.monotonic()
-        if now >= (hard_deadline if failing else deadline) or stop():
-            raise _OutOfTime()
-        if failing and now - last_report >= 0.5:
-            last_report = now
-            stats.shrinking = len(smallest)
-            emit(Progress(stats))
-        if not failing:
-            stats.examples += 1
-            for feature in case.features:
-                stats.by_feature[feature] = stats.by_feature.get(feature, 0) + 1
-            for target in targets:
-                if case.dialect in target.dialects:
-                    stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
+    def allowance() -> int:
+        # Probes left: reducing may make as many target runs as its share of all the runs so far
+        # (and a first few thousand, so that the first root causes are reduced as soon as they are
+        # met).  Counted in runs, not seconds, so that what a seed finds does not depend on the machine.
+        runs = sum(stats.by_target.values())
+        return int(_FIRST_PROBES + reducing_share / (1 - reducing_share) * runs) - stats.probes
+
+    def settle(met: Finding, case_seed: int) -> bool:
+        """Reduce ``met`` and know it, or count it as a hit; True when it was enough to stop."""
+        hit = known.explaining(*met.key, met.features)
+        if hit is not None:
+            stats.hit(hit.signature)
+            return False
+        finding = _reduced(planner, met, stats, allowance(), timeout, emit)
+        hit = known.explaining(*finding.key, finding.features)
+        if hit is not None:
+            stats.hit(hit.signature)
+            return False
+        if database is not None:
+            database.remember(case_seed)
+        replaced = known.add(finding)
+        stats.first_seen.setdefault(finding.signature, (stats.examples, stats.elapsed))
+        for old in replaced:
+            stats.carry(old.signature, finding.signature)
+            findings.pop(old.signature, None)
+        findings[finding.signature] = finding
+        stats.divergences[finding.target.name] = stats.divergences.get(finding.target.name, 0) + 1
+        emit(Found(finding, tuple(old.signature for old in replaced)))
+        return enough(finding)
+
+    with seeded_by_strategies_only():
+        while not done:
+            if stats.examples >= max_examples:
+                stats.stopped_by = "examples"
+                break
+            if stop():
+                stats.stopped_by = "interrupted"
+                break
             now = time.monotonic()
+            if now >= deadline:
+                stats.stopped_by = "budget"
+                break
             if now - last_report >= 0.5:
                 last_report = now
                 emit(Progress(stats))
-        on_case(case)
-        payloads = chunks_of(case)
-        events = expected_events(case)
-        for target in targets:
-            if case.dialect not in target.dialects:
-                continue  # a target runs only on the dialects it lists
-            observation = observe(target, case, payloads, timeout)
-            stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + observation.seconds
-            for divergence in compare(case.expected, observation, target, events):
-                if not is_explained(known, target.name, divergence.kind, case.features):
+            while pending and allowance() > 0 and not done:
+                done = settle(*pending.pop(0))
+            case_seed = stored.pop(0) if stored else seeds.getrandbits(63)
+            case = planner.draw(case_seed)
+            stats.examples += 1
+            for feature in case.features:
+                stats.by_feature[feature] = stats.by_feature.get(feature, 0) + 1
+            on_case(case)
+            payloads = chunks_of(case)
+            events = expected_events(case)
+            for target in targets:
+                if case.dialect not in target.dialects or done:
+                    continue  # a target runs only on the dialects it lists
+                stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
+                observation = observe(target, case, payloads, timeout)
+                stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + observation.seconds
+                # One report a case and target: the first kind (compare's order puts the gravest first).
+                # The others on the same case are that mistake seen from another side, as often as not.
+                for divergence in compare(case.expected, observation, target, events)[:1]:
+                    met = Finding(target, divergence, case, observation, plain, seed)
+                    hit = known.explaining(*met.key, met.features)
+                    if hit is not None:
+                        stats.hit(hit.signature)
+                        continue
                     if stats.first_found_after is None:
                         stats.first_found_after = (stats.examples, stats.elapsed)
-                    failing = True
-                    finding = Finding(target, divergence, case, observation, plain, recorded_seed)
-                    key = (target.name, divergence.kind)
-                    if key not in smallest or case.size < smallest[key].case.size:
-                        smallest[key] = finding
-                    raise _class_for(*key)(finding)
-
-    found: list[Finding] = []
-    try:
-        with with_reporter(lambda message: None), warnings.catch_warnings(), seeded_by_strategies_only():
-            # The harness reports findings itself; Hypothesis's text for a large case is never read.
-            warnings.simplefilter("ignore", HypothesisWarning)
-            probe()
-    except _OutOfTime:
-        stats.shrinking = 0
-        emit(Progress(stats))
-        return _one_per_signature(smallest.values()), True
-    except _Found as e:
-        found.append(e.finding)
-    except BaseExceptionGroup as group:
-        for e in _leaves(group):
-            if isinstance(e, _Found):
-                found.append(e.finding)
-            elif isinstance(e, (Flaky, HypothesisException)):
-                stats.flaky.append(str(e).splitlines()[0])
-            else:
-                raise
-    except Flaky as e:
-        stats.flaky.append(str(e).splitlines()[0])
-    stats.shrinking = 0
+                    if allowance() > 0:
+                        done = settle(met, case_seed)
+                    elif len(pending) < _MAX_PENDING:
+                        pending.append((met, case_seed))  # reduced when the share allows, or met as it is
+        # What is still waiting is reduced in what is left of the share, then kept as met.
+        for met, case_seed in pending:
+            if done:
+                break
+            done = settle(met, case_seed)
+    if done:
+        stats.stopped_by = "found"
+    stats.rounds = 1
     emit(Progress(stats))
-    return _one_per_signature(found), False
+    return list(findings.values()), stats
 
 
-def _one_per_signature(found: Iterable[Finding]) -> list[Finding]:
-    # The shrinker may reach the same place twice.
-    unique: dict[str, Finding] = {}
-    for f in found:
-        unique.setdefault(f.signature, f)
-    return list(unique.values())
+def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeout: float,
+             emit: Emit) -> Finding:
+    """``met`` reduced to its minimal features, or as met when the time for reducing is spent."""
+    if allowance <= 0 or met.case.plan is None:
+        return Finding(met.target, met.divergence, met.case, met.observation, met.plain, met.seed, unshrunk=True)
+    started = time.monotonic()
+    stats.reducing = f"{met.target.name}: {met.divergence.kind}"
+    stats.shrinking = 1
+    emit(Progress(stats))
+    # One reduction may run past what is left of the share: cut off mid-way, its features would be
+    # stale ones, and a stale feature makes a second signature for the same bug.
+    result = reduce(planner.render, met.target, met.case, met.observation, met.divergence, timeout=timeout,
+                    plain=met.plain)
+    stats.reducing_seconds += time.monotonic() - started
+    stats.probes += result.probes
+    stats.reducing = ""
+    stats.shrinking = 0
+    return Finding(met.target, result.divergence, result.case, result.observation, met.plain, met.seed,
+                   unshrunk=not result.complete and result.probes == 0)
 
 
-def _leaves(group: BaseExceptionGroup) -> Iterable[BaseException]:
-    for e in group.exceptions:
-        if isinstance(e, BaseExceptionGroup):
-            yield from _leaves(e)
-        else:
-            yield e
+def search_for_kind(target: Target, kind: str, planner: Planner, *, seed: int = 0, attempts: int = 4,
+                    **options) -> tuple[list[Finding], list[Stats]]:
+    """Search ``target`` alone until a divergence of ``kind`` turns up: those findings, and each try's stats.
+
+    Each try is one search with the next seed (``seed``, ``seed + 1``, ...), ended by the first
+    finding of ``kind``; the remaining ``options`` go to :func:`search`.  The self-test's benchmark
+    and its test search this way.
+    """
+    tries: list[Stats] = []
+    for attempt in range(attempts):
+        findings, stats = search([target], planner, seed=seed + attempt,
+                                 enough=lambda f: f.divergence.kind == kind, **options)
+        tries.append(stats)
+        mine = [f for f in findings if f.divergence.kind == kind]
+        if mine:
+            return mine, tries
+    return [], tries

@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolfuzz.engine.events import Emit, Finding, Found, Note, Progress, Stats
-from toolfuzz.engine.search import SHRINK_GRACE
+from toolfuzz.engine.known import Known
+from toolfuzz.engine.search import overrun
 from toolfuzz.engine.units import Unit
 from toolfuzz.engine.worker import WorkerConfig, arrived, main as worker_main, preload_for
 from toolfuzz.errors import UsageError
@@ -95,7 +96,7 @@ class Supervisor:
         #: A target call past timeout + grace is a hang; a worker asked to stop gets as long.
         self.grace = max(1.0, self.timeout / 2)
         self.stats = Stats(workers=self.workers)
-        self.known: dict[tuple[str, str], list[frozenset[str]]] = {}
+        self.known = Known()
         self.deaths: dict[str, int] = {}
         #: Each ended life's worker number and last figures.
         self.finished: list[tuple[int, Stats]] = []
@@ -166,7 +167,7 @@ class Supervisor:
             return True  # asked to stop, and did not: stuck where the time limit cannot reach
         if life.deadline is None:
             return now - life.started > STARTUP_LIMIT
-        return now > life.deadline + self.budget * SHRINK_GRACE + self.timeout + self.grace + 30
+        return now > life.deadline + overrun(self.budget) + self.timeout + self.grace + 30
 
     def _start(self, number: int, life: int, units: tuple[Unit, ...]) -> _Life:
         current = self._context.Value("i", -1, lock=False)
@@ -182,7 +183,7 @@ class Supervisor:
                               max_examples=max(1, self.shares[number] - done_before),
                               budget=max(0.5, self.deadline - time.monotonic()), timeout=self.timeout,
                               memory_cap=run.memory_cap, inflight=str(inflight), database=run.database,
-                              known={k: list(v) for k, v in self.known.items()})
+                              known=tuple(self.known))
         process = self._context.Process(target=worker_main, args=(config, writer, current, since),
                                         name=f"toolfuzz-worker-{number}", daemon=True)
         process.start()
@@ -212,14 +213,21 @@ class Supervisor:
                 life.error = body
 
     def _finding(self, life: _Life, body: tuple[str, Finding]) -> None:
-        finding = arrived(body, self.targets)
-        self.known.setdefault((finding.target.name, finding.divergence.kind), []).append(finding.features)
-        self._found(finding)
+        # Workers fold what they meet into what they know; two workers may still each find a root
+        # cause the other knows, or a more general one: the same rule, once more, here.
+        self._found(arrived(body, self.targets))
 
     def _found(self, finding: Finding) -> None:
+        hit = self.known.explaining(*finding.key, finding.features)
+        if hit is not None:
+            self.stats.hit(hit.signature)
+            return
+        replaced = self.known.add(finding)
+        for old in replaced:
+            self.stats.carry(old.signature, finding.signature)
         name = finding.target.name
         self.stats.divergences[name] = self.stats.divergences.get(name, 0) + 1
-        self.emit(Found(finding))
+        self.emit(Found(finding, tuple(old.signature for old in replaced)))
 
     def _ended(self, life: _Life) -> _Life | None:
         """Record how a worker ended; its successor, if one should take over."""
@@ -287,7 +295,7 @@ class Supervisor:
         """The run's figures: every ended life's and every live one's, added up, with the supervisor's own."""
         own = self.stats
         stats = Stats(started=own.started, divergences=own.divergences, workers=own.workers, restarts=own.restarts,
-                      quarantined=own.quarantined)
+                      quarantined=own.quarantined, hits=dict(own.hits), first_seen=dict(own.first_seen))
         for _, done in self.finished:
             stats.add(done)
         for life in lives:

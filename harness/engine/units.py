@@ -16,12 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from toolfuzz import strategies
 from toolfuzz.errors import UsageError
-from toolfuzz.vocabulary import Case
+from toolfuzz.strategies.cases import Planner
 
 __all__ = ["Unit", "parse_shard", "units_for", "cases_for"]
 
@@ -35,8 +34,8 @@ class Unit:
 
 
 def cases_for(tools: str | None, profiles: tuple[str, ...] | None, dialect: str | None,
-              say: Callable[[str], None] = lambda text: None) -> st.SearchStrategy[Case]:
-    """The cases of ``profiles`` for a tool file (None: the bundled tools) and a dialect (None: chat).
+              say: Callable[[str], None] = lambda text: None) -> Planner:
+    """The planner of ``profiles``' cases for a tool file (None: the bundled tools) and a dialect (None: chat).
 
     A tool file that cannot be used, or profiles the dialect does not have, are a UsageError:
     the same for the run's own process and for each worker.
@@ -45,7 +44,7 @@ def cases_for(tools: str | None, profiles: tuple[str, ...] | None, dialect: str 
     # --dialect is passed on only when it is set: the strategies' own default stands otherwise.
     dialect_option = {"dialect": dialect} if dialect else {}
     try:
-        return strategies.cases(tools=loaded, profiles=list(profiles) if profiles else None, **dialect_option)
+        return Planner(tools=loaded, profiles=list(profiles) if profiles else None, **dialect_option)
     except InvalidArgument as e:
         raise UsageError(str(e)) from None
 

@@ -19,7 +19,7 @@ import resource
 import signal
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -27,6 +27,7 @@ from hypothesis.errors import InvalidArgument
 
 from toolfuzz.engine.database import namespace_for, open_database
 from toolfuzz.engine.events import Event, Finding, Found, Progress, Stats
+from toolfuzz.engine.known import Known, Root
 from toolfuzz.engine.search import search
 from toolfuzz.engine.units import Unit, cases_for
 from toolfuzz.errors import UsageError
@@ -69,7 +70,8 @@ class WorkerConfig:
     memory_cap: int | None
     inflight: str
     database: str | None
-    known: dict[tuple[str, str], list[frozenset[str]]] = field(default_factory=dict)
+    #: Root causes found before this worker started (by others, or by its own earlier life).
+    known: tuple[Root, ...] = ()
 
 
 class _Stop:
@@ -102,6 +104,7 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
         totals = Stats()
         channel = _Channel(Path(config.inflight), conn, totals)
         deadline = time.monotonic() + config.budget
+        known = Known(config.known)
         conn.send(("ready", deadline))
         for i, unit in enumerate(config.units):
             if stop() or time.monotonic() >= deadline:
@@ -112,7 +115,7 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
             budget = max(0.01, (deadline - time.monotonic()) / (len(config.units) - i))
             database = open_database(config.database, namespace_for(unit.targets, unit.profiles))
             _, stats = search([targets[n] for n in unit.targets], drawn[unit], max_examples=remaining,
-                              budget=budget, seed=config.seed, timeout=config.timeout, known=dict(config.known),
+                              budget=budget, seed=config.seed, timeout=config.timeout, known=known,
                               emit=channel.emit, plain=PLAIN_FEATURES, database=database,
                               on_case=channel.before_case, stop=stop)
             totals.add(stats)

@@ -14,6 +14,7 @@ target that hands on different text for the same JSON value is its own kind,
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -57,6 +58,9 @@ _ORDER = {k: i for i, k in enumerate(KINDS)}
 class Divergence:
     kind: str
     detail: str
+    #: For ``raised``: the crash state (:func:`toolfuzz.judge.sandbox.crash_state`), which clusters raises by
+    #: where they happened rather than by their messages.  Empty for the other kinds.
+    state: str = ""
 
 
 def compare(expected: Outcome, observation: Observation, target: Target,
@@ -74,7 +78,8 @@ def compare(expected: Outcome, observation: Observation, target: Target,
         # user could run, so it is not a divergence; raising on a stream that finished a call is.
         # A decoder is judged on its events, so a raise at level sse always counts.
         if target.level == "sse" or expected.executable():
-            return [Divergence("raised", observation.raised)]
+            return [Divergence("raised", observation.raised,
+                               observation.crash_state or _type_of(observation.raised))]
         return []
     if observation.bad_return:
         return [Divergence("bad_return", observation.bad_return)]
@@ -131,6 +136,15 @@ def compare(expected: Outcome, observation: Observation, target: Target,
     if "errors" in target.reports and observation.error != wanted:
         note("error_differs", f"expected stream error {wanted or 'none'}, got {observation.error or 'none'}")
     return [Divergence(k, found[k]) for k in sorted(found, key=_ORDER.__getitem__)]
+
+
+_TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def _type_of(raised: str) -> str:
+    """The exception type an observation's ``raised`` begins with ("Type: message"), else just "raised"."""
+    head = raised.partition(":")[0].strip()
+    return head if _TYPE_NAME.fullmatch(head) else "raised"
 
 
 def _where(call: Call) -> str:

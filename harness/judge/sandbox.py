@@ -5,18 +5,25 @@ writes outside the temporary folder are refused (an audit hook, so it holds
 for C extensions' Python-level calls too) and reported; it gets a time limit
 per case (SIGALRM, on the main thread); whatever it raises is an outcome.
 Its return value is checked for shape before anything is compared.
+
+A raise is also given a crash state (:func:`crash_state`): its type and the
+innermost frames of the target's own code, so that raises from the same
+place cluster together whatever their messages say.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 import orjson
@@ -25,7 +32,8 @@ from toolfuzz.vocabulary import END_OF_STREAM, ERROR_CODES, STATUSES, Case, SSEE
 from toolfuzz.targets.base import BadReturn, Target
 from toolfuzz.judge.compare_events import expected_events
 
-__all__ = ["ObservedCall", "Observation", "observe", "chunks_of", "parse_chunks", "TargetBlocked", "BadReturn"]
+__all__ = ["ObservedCall", "Observation", "observe", "chunks_of", "parse_chunks", "crash_state", "TargetBlocked",
+           "BadReturn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +68,8 @@ class Observation:
     events: tuple[SSEEvent, ...] | None = None
     #: The stream error code a target that claims ``errors`` ended with (None: no error).
     error: str | None = None
+    #: Where ``raised`` came from, without its message (:func:`crash_state`); None when nothing was raised.
+    crash_state: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         if self.blocked:
@@ -67,6 +77,8 @@ class Observation:
         if self.timed_out:
             return {"timed_out": True}
         if self.raised:
+            if self.crash_state:
+                return {"raised": self.raised, "crash_state": self.crash_state}
             return {"raised": self.raised}
         if self.bad_return:
             return {"bad_return": self.bad_return}
@@ -187,7 +199,7 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
         try:
             prepare(case)
         except Exception as e:  # noqa: BLE001 - a program that cannot restart fails this case
-            return Observation(raised=f"{type(e).__name__}: {e}"[:300])
+            return Observation(raised=f"{type(e).__name__}: {e}"[:300], crash_state=crash_state(e))
     use_alarm = timeout > 0 and threading.current_thread() is threading.main_thread()
     previous = None
     if use_alarm:
@@ -210,9 +222,11 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
     except BadReturn as e:
         return Observation(bad_return=str(e)[:300], seconds=time.perf_counter() - start)
     except RecursionError as e:
-        return Observation(raised=f"RecursionError: {e}"[:300], seconds=time.perf_counter() - start)
+        return Observation(raised=f"RecursionError: {e}"[:300], crash_state=crash_state(e),
+                           seconds=time.perf_counter() - start)
     except Exception as e:  # noqa: BLE001 - a target's exception is an outcome
-        return Observation(raised=f"{type(e).__name__}: {e}"[:300], seconds=time.perf_counter() - start)
+        return Observation(raised=f"{type(e).__name__}: {e}"[:300], crash_state=crash_state(e),
+                           seconds=time.perf_counter() - start)
     finally:
         if use_alarm and previous is not None:
             signal.signal(signal.SIGALRM, previous)
@@ -227,6 +241,92 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
     except ValueError as e:
         return Observation(bad_return=str(e), seconds=seconds)
     return Observation(calls=calls, seconds=seconds, error=error)
+
+
+#: How many of the target's own frames a crash state names, innermost first.
+STATE_FRAMES = 3
+#: Modules whose frames are the harness running a target, not the target.  toolfuzz.targets.command is
+#: the harness's end of the subprocess protocol: the program's own code is on the far side of its pipe.
+_HARNESS_MODULES = ("toolfuzz.judge", "toolfuzz.engine", "toolfuzz.targets.command")
+#: Top-level packages whose frames only load or drive code, and say nothing about where it failed.
+_MACHINERY = frozenset({"importlib", "runpy", "hypothesis"})
+#: toolfuzz.judge.contestants names a target loaded by path after a hash of its path that changes from
+#: one process to the next, and a script is "__main__" whatever its file; such a module is named by its
+#: file instead, so that states stay comparable between runs and between a script and its import.
+_LOADED_BY_PATH = "toolfuzz_target_"
+
+
+def crash_state(error: BaseException) -> str:
+    """Where ``error`` was raised, as ClusterFuzz's crash state: ``Type at module.function < module.caller``.
+
+    The frames are the innermost :data:`STATE_FRAMES` of the target's own
+    code (its module, the adapters, installed libraries), innermost first;
+    the harness, the standard library and import machinery are passed over.
+    No message and no line numbers: messages hold the case's data, and lines
+    move between releases, so that neither would let equal crashes cluster.
+    Call it where the error was caught: the catching frame is the reporter's
+    and is not named.  A program behind the subprocess protocol says its own
+    state (``toolfuzz.targets.command`` puts it on the exception it raises).
+    """
+    given = getattr(error, "crash_state", None)
+    if isinstance(given, str) and given:
+        return given
+    frames: list[FrameType] = []
+    tb = error.__traceback__
+    # The first frame is the one that caught the error to report it (observe here, a protocol loop in a
+    # program behind cmd:): the reporter, never the place that failed.
+    tb = tb.tb_next if tb is not None else None
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    own: list[str] = []
+    for frame in reversed(frames):
+        where = _own_frame(frame)
+        if where is not None:
+            own.append(where)
+            if len(own) == STATE_FRAMES:
+                break
+    name = type(error).__name__
+    return f"{name} at {' < '.join(own)}" if own else name
+
+
+def _own_frame(frame: FrameType) -> str | None:
+    """``module.function`` for a frame of the target's own code, None for the harness's, stdlib's or machinery's."""
+    code = frame.f_code
+    module = frame.f_globals.get("__name__")
+    if not isinstance(module, str) or module in ("", "__main__") or module.startswith(_LOADED_BY_PATH):
+        module = os.path.splitext(os.path.basename(code.co_filename))[0] or "?"
+    if any(module == m or module.startswith(m + ".") for m in _HARNESS_MODULES):
+        return None
+    if module.partition(".")[0] in _MACHINERY or _in_stdlib(code.co_filename):
+        return None
+    # The qualified name, so that two classes' methods of one name in one module are not one place.
+    return f"{module}.{code.co_qualname}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_stdlib(filename: str) -> bool:
+    if filename.startswith("<frozen "):
+        return True  # a module the interpreter was built with: os, codecs, importlib's bootstrap
+    path = os.path.realpath(filename)
+    stdlib, libraries = _library_prefixes()
+    if not path.startswith(stdlib):
+        return False
+    # Installed libraries may live under the stdlib's folder (a venv's lib/pythonX.Y, a system
+    # Python's site-packages), and the library under test is one of them.
+    if path.startswith(libraries):
+        return False
+    return not {"site-packages", "dist-packages"} & set(path.split(os.sep))
+
+
+@functools.lru_cache(maxsize=1)
+def _library_prefixes() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    paths = sysconfig.get_paths()
+
+    def prefixes(*keys: str) -> tuple[str, ...]:
+        return tuple({os.path.join(os.path.realpath(paths[k]), "") for k in keys if paths.get(k)})
+
+    return prefixes("stdlib", "platstdlib"), prefixes("purelib", "platlib")
 
 
 def _on_alarm(signum: int, frame: Any) -> None:

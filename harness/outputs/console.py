@@ -12,8 +12,8 @@ from toolfuzz.engine.events import Event, Finished, Found, Note, Progress, Start
 __all__ = ["Console"]
 
 #: Why a run ended, as a person says it.
-_WHY = {"exhausted": "a round found nothing new", "examples": "examples spent", "budget": "time spent",
-        "rounds": "round limit"}
+_WHY = {"examples": "examples spent", "budget": "time spent", "interrupted": "interrupted",
+        "found": "found what was searched for"}
 
 
 class Console:
@@ -37,8 +37,9 @@ class Console:
             path, what = self.writer.where(event.finding)
             finding = event.finding
             note = "" if what == "written" else " (a smaller fixture was already there)"
+            more = "".join(f"\n  replaces {old} (it needed more features)" for old in event.replaces)
             self.line(f"diverges: {finding.signature}\n  {finding.divergence.detail}\n"
-                      f"  -> {path}{note}\n  toolfuzz show {path}")
+                      f"  -> {path}{note}\n  toolfuzz show {path}{more}")
         elif isinstance(event, Progress):
             self._progress(event.stats)
         elif isinstance(event, Finished):
@@ -55,9 +56,12 @@ class Console:
 
     def _progress(self, stats: Stats) -> None:
         found = sum(stats.divergences.values())
-        text = f"{stats.examples} examples, {found} divergence{'s' * (found != 1)}"
-        if stats.shrinking:
-            text += f", shrinking {stats.shrinking} more"
+        hits = sum(stats.hits.values())
+        rate = stats.examples / stats.elapsed if stats.elapsed > 0 else 0.0
+        text = (f"{stats.examples} examples ({rate:.0f}/s), {found} root cause{'s' * (found != 1)}, "
+                f"{hits} hit{'s' * (hits != 1)}")
+        if stats.reducing:
+            text += f", reducing {stats.reducing}"
         text += f", {stats.elapsed:.0f} s"
         if self.live:
             self._clear()
@@ -71,7 +75,9 @@ class Console:
     def _finished(self, stats: Stats) -> None:
         self._clear()
         why = _WHY.get(stats.stopped_by, stats.stopped_by)
-        print(f"done: {stats.examples} examples in {stats.rounds} round{'s' * (stats.rounds != 1)}, "
-              f"{stats.elapsed:.1f} s ({why})", file=self.stream, flush=True)
+        hits = sum(stats.hits.values())
+        print(f"done: {stats.examples} examples in {stats.elapsed:.1f} s ({why}); {hits} later divergence"
+              f"{'s' * (hits != 1)} counted as hits of the root causes above; "
+              f"{stats.reducing_seconds:.1f} s reducing ({stats.probes} probes)", file=self.stream, flush=True)
         for message in stats.flaky:
             print(f"flaky: {message}", file=self.stream)

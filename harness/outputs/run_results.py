@@ -31,9 +31,14 @@ def summary(targets: list[Target], saved: Saved, stats: Stats, seed: int, profil
                      "examples": stats.by_target.get(t.name, 0),
                      "seconds_in_target": round(stats.seconds_in.get(t.name, 0.0), 3),
                      "divergences": [{"signature": f.signature, "kind": f.divergence.kind,
-                                      "detail": f.divergence.detail, "fixture": str(p), "file": what}
+                                      "detail": f.divergence.detail, "fixture": str(p), "file": what,
+                                      "hits": stats.hits.get(f.signature, 0),
+                                      "first_seen": _first_seen(stats, f.signature),
+                                      "reduced": not f.unshrunk}
                                      for f, p, what in saved if f.target.name == t.name]}
                     for t in targets],
+        "hits": sum(stats.hits.values()),
+        "reducing": {"seconds": round(stats.reducing_seconds, 3), "probes": stats.probes},
         "flaky": stats.flaky,
         "profiles": {p: stats.by_feature[p] for p in profiles if stats.by_feature.get(p)},
         "workers": stats.workers,
@@ -42,16 +47,31 @@ def summary(targets: list[Target], saved: Saved, stats: Stats, seed: int, profil
     }
 
 
+def _first_seen(stats: Stats, signature: str) -> dict[str, Any] | None:
+    when = stats.first_seen.get(signature)
+    return None if when is None else {"examples": when[0], "seconds": round(when[1], 3)}
+
+
 def table(targets: list[Target], saved: Saved, stats: Stats) -> str:
-    rows = [("target", "level", "divergences", "kinds", "time in target")]
+    """One row a target, then one row a root cause, the most hit first; then a line of totals."""
+    rows = [("target", "level", "root causes", "hits", "kinds", "time in target")]
     for t in targets:
         mine = [f for f, _, _ in saved if f.target.name == t.name]
         kinds = ", ".join(sorted({f.divergence.kind for f in mine})) or "-"
-        rows.append((t.name, t.level, str(len(mine)), kinds, f"{stats.seconds_in.get(t.name, 0.0):.2f} s"))
+        hits = sum(stats.hits.get(f.signature, 0) for f in mine)
+        rows.append((t.name, t.level, str(len(mine)), str(hits), kinds, f"{stats.seconds_in.get(t.name, 0.0):.2f} s"))
+    out = aligned(rows, rule=True) + "\n"
+    if saved:
+        causes = [("root cause", "hits", "first seen")]
+        for f, _, _ in sorted(saved, key=lambda s: (-stats.hits.get(s[0].signature, 0), s[0].signature)):
+            seen = stats.first_seen.get(f.signature)
+            causes.append((f.signature + (" (unshrunk)" if f.unshrunk else ""), str(stats.hits.get(f.signature, 0)),
+                           f"example {seen[0]}, {seen[1]:.1f} s" if seen else "-"))
+        out += "\n" + aligned(causes, rule=True) + "\n"
     total = len(saved)
-    last = (f"{total} divergence{'s' * (total != 1)} in {stats.examples} examples" if total
+    last = (f"{total} root cause{'s' * (total != 1)} in {stats.examples} examples" if total
             else f"no divergence in {stats.examples} examples")
-    return aligned(rows, rule=True) + "\n" + last + "\n"
+    return out + last + "\n"
 
 
 def junit(targets: list[Target], saved: Saved, stats: Stats) -> str:
@@ -62,6 +82,7 @@ def junit(targets: list[Target], saved: Saved, stats: Stats) -> str:
         failure = None
         if mine:
             failure = ("divergence", f"{len(mine)} divergence(s)",
-                       "\n".join(f"{f.signature}: {f.divergence.detail} ({p})" for f, p in mine))
+                       "\n".join(f"{f.signature}: {f.divergence.detail} ({p}; {stats.hits.get(f.signature, 0)} hits)"
+                                 for f, p in mine))
         results.append(Result("toolfuzz", t.name, stats.seconds_in.get(t.name, 0.0), failure=failure))
     return junit_xml("toolfuzz run", [Suite("toolfuzz run", tuple(results), seconds=stats.elapsed)])

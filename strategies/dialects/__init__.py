@@ -3,7 +3,9 @@
 Each module in :data:`MODULES` has ``DIALECT`` (its name in
 :data:`toolfuzz.vocabulary.DIALECTS`) and ``cases(generators, allowed)``: the
 strategy of complete cases for some tools' argument generators and a set of
-its call-shape profiles (``toolfuzz.strategies.profiles.DIALECT_PROFILES``).
+its call-shape profiles (``toolfuzz.strategies.profiles.DIALECT_PROFILES``),
+and ``draw_case(draw, generators, allowed)``: one case from Hypothesis's
+``draw`` or a plan's :class:`~toolfuzz.strategies.plans.Drawer`.
 :func:`toolfuzz.strategies.cases` checks what is asked for and dispatches
 here; nothing else needs to know which dialect it is drawing.
 

@@ -27,7 +27,7 @@ from toolfuzz.strategies.interleave import interleavings, merge
 from toolfuzz.strategies.plan import PlannedCall
 from toolfuzz.strategies.stage import boolean, integer, pick
 
-__all__ = ["DIALECT", "PLAIN", "UNFINISHED", "cases", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
+__all__ = ["DIALECT", "PLAIN", "UNFINISHED", "cases", "draw_case", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
            "number"]
 
 DIALECT = "anthropic"
@@ -117,6 +117,11 @@ def junk_body() -> dict[str, Any]:
 
 def number(bodies: Sequence[dict[str, Any]]) -> None:
     """Anthropic events carry no sequence number."""
+
+
+def draw_case(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str]) -> Case:
+    """One case, drawn by Hypothesis's ``draw`` or a plan's Drawer (:mod:`toolfuzz.strategies.plans`)."""
+    return typed_cases.draw(draw, generators, allowed, sys.modules[__name__])
 
 
 def cases(generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str]) -> st.SearchStrategy[Case]:

@@ -22,7 +22,7 @@ from toolfuzz.strategies.expect import verdict
 from toolfuzz.strategies.fragments import fragments, join_fragments
 from toolfuzz.strategies.plan import PlannedCall
 from toolfuzz.strategies.serialise import serialisations
-from toolfuzz.strategies.stage import integer, pick
+from toolfuzz.strategies.stage import integer, named, pick
 
 __all__ = ["LARGE_ARGUMENTS", "opens_in_order", "Mark", "plan_calls", "expected_outcome", "call_features", "fragment_features", "digest"]
 
@@ -54,17 +54,18 @@ def plan_calls(draw: Any, generators: Sequence[tuple[Tool, Any]], make_id: Any, 
     n_calls = 1 if n_calls < 4 else 2 if n_calls < 7 else 3
     planned = []
     for k in range(n_calls):
-        tool, arguments = pick(draw, generators)
-        defect = draw(call_defects())
-        value = draw(arguments)
-        if defect == "schema-invalid":
-            value = break_schema(value, dict(tool.parameters), integer(draw, 0, 3))
-        text = serialisations.draw(draw, value)
-        if defect == "invalid-json":
-            text = corrupt_text.draw(draw, text)
-        name = unknown_name(tool.name, tools) if defect == "unknown-tool" else tool.name
-        pieces = [text] if whole else fragments.draw(draw, text)
-        planned.append(PlannedCall(k, 0, k, tool, name, make_id(k + 1), value, text, pieces, defect))
+        with named(draw, "call"):
+            tool, arguments = pick(draw, generators)
+            defect = call_defects.draw(draw)
+            value = draw(arguments)
+            if defect == "schema-invalid":
+                value = break_schema(value, dict(tool.parameters), integer(draw, 0, 3))
+            text = serialisations.draw(draw, value)
+            if defect == "invalid-json":
+                text = corrupt_text.draw(draw, text)
+            name = unknown_name(tool.name, tools) if defect == "unknown-tool" else tool.name
+            pieces = [text] if whole else fragments.draw(draw, text)
+            planned.append(PlannedCall(k, 0, k, tool, name, make_id(k + 1), value, text, pieces, defect))
     return planned
 
 

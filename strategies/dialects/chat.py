@@ -7,6 +7,7 @@ clean ``[DONE]``, LF framing, one read.  That is where shrinking ends.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
 from typing import Any, Collection
@@ -33,9 +34,9 @@ from toolfuzz.strategies.plan import ID_STYLES, PlannedCall, Step, allows_interl
 from toolfuzz.strategies.profiles import PROFILES, compatible
 from toolfuzz.strategies.reads import read_cuts, read_features
 from toolfuzz.strategies.serialise import serialisations
-from toolfuzz.strategies.stage import boolean, integer, pick, stage
+from toolfuzz.strategies.stage import boolean, integer, named, pick, stage
 
-__all__ = ["DIALECT", "cases", "profile_sets"]
+__all__ = ["DIALECT", "cases", "draw_case", "profile_sets"]
 
 DIALECT = "openai-chat"
 
@@ -52,12 +53,15 @@ def profile_sets(draw: Any, allowed: Collection[str] = tuple(PROFILES)) -> froze
     deviations = [p for p in PROFILES if p in allowed and p != "openai"]
     if not deviations or ("openai" in allowed and integer(draw, 0, 3) == 0):
         return frozenset()
+    # One decision per profile, so that a plan's reduction can take any one of them out;
+    # about three of them in a set.
+    odds = max(1, len(deviations) // 3)
     chosen: list[str] = []
-    for _ in range(draw(st.integers(1, min(4, len(deviations))))):
-        candidates = [p for p in deviations if p not in chosen and compatible(chosen, p)]
-        if not candidates:
-            break
-        chosen.append(pick(draw, candidates))
+    for p in deviations:
+        if integer(draw, 0, odds) == odds and compatible(chosen, p):
+            chosen.append(p)
+    if not chosen:
+        chosen.append(pick(draw, deviations))
     return frozenset(chosen)
 
 
@@ -66,7 +70,12 @@ def cases(generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str]) -> 
     return _cases(generators, allowed)
 
 
-@st.composite
+def draw_case(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str]) -> Case:
+    """One case, drawn by Hypothesis's ``draw`` or a plan's Drawer (:mod:`toolfuzz.strategies.plans`)."""
+    return _cases.draw(draw, generators, allowed)
+
+
+@stage
 def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str]) -> Case:
     tools = tuple(t for t, _ in generators)
     active = profile_sets.draw(draw, allowed)
@@ -79,56 +88,60 @@ def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozens
         return 1000 + n if "integer-id" in active else make_id(style, n)
 
     completing = "stop" if "stop-finish" in active else "tool_calls"
-    n_choices = draw(st.integers(0, 7).map(lambda m: 1 if m < 5 else 2 if m < 7 else 3))
+    n_choices = integer(draw, 0, 7)
+    n_choices = 1 if n_choices < 5 else 2 if n_choices < 7 else 3
     planned: list[PlannedCall] = []
     choice_steps: list[list[Step]] = []
     features: set[str] = set()
     reasons = []
     for c in range(n_choices):
-        n_calls = draw(st.integers(0, 7).map(lambda m: 1 if m < 4 else 2 if m < 7 else 3))
-        mine = []
-        for k in range(n_calls):
-            tool, arguments = pick(draw, generators)
-            defect = draw(call_defects())
-            value = draw(arguments)
-            for _ in range(3 if utf16 else 0):
-                # utf16-halves needs a character outside the BMP to cut in two.
-                if any(ord(ch) > 0xFFFF for ch in json.dumps(value, ensure_ascii=False)):
-                    break
-                value = draw(arguments)
-            if defect == "schema-invalid":
-                value = break_schema(value, dict(tool.parameters), integer(draw, 0, 3))
-            text = serialisations.draw(draw, value, ascii_only=False if utf16 else None)
-            if defect == "invalid-json":
-                text = corrupt_text.draw(draw, text)
-            name = unknown_name(tool.name, tools) if defect == "unknown-tool" else tool.name
-            call_id = new_id()
-            if "empty-id" in active and integer(draw, 0, 2) == 2:
-                call_id = None
-            units = to_utf16_units(text) if utf16 else text
-            pieces = [units] if "whole-call" in active else fragments.draw(draw, units, must=("surrogate" if utf16 else None))
-            call = PlannedCall(len(planned), c, k, tool, name, call_id, value, text, pieces, defect)
-            planned.append(call)
-            mine.append(call)
-            if defect:
-                features.add(defect)
-        entries = [entry_steps(call, active, new_id) for call in mine]
-        order = interleavings.draw(draw, [len(e) for e in entries], allow=allows_interleaving(active))
-        if order != sorted(order):
-            features.add("interleaved")
-        steps = merge(entries, order)
-        reason = draw(finish_reasons(completing))
-        reasons.append(reason)
-        if "finish-with-arguments" in active:
-            steps[-1].reason = reason
-        else:
-            steps.append(Step(c, "finish", reason=reason))
-        prefix = []
-        if "role-chunk" in active:
-            prefix.append(Step(c, "role", content=pick(draw, [None, ""])))
-        if "text-before-calls" in active:
-            prefix.append(Step(c, "text", content=pick(draw, _TEXTS)))
-        choice_steps.append(prefix + steps)
+        with named(draw, "choice"):
+            n_calls = integer(draw, 0, 7)
+            n_calls = 1 if n_calls < 4 else 2 if n_calls < 7 else 3
+            mine = []
+            for k in range(n_calls):
+                with named(draw, "call"):
+                    tool, arguments = pick(draw, generators)
+                    defect = call_defects.draw(draw)
+                    value = draw(arguments)
+                    for _ in range(3 if utf16 else 0):
+                        # utf16-halves needs a character outside the BMP to cut in two.
+                        if any(ord(ch) > 0xFFFF for ch in json.dumps(value, ensure_ascii=False)):
+                            break
+                        value = draw(arguments)
+                    if defect == "schema-invalid":
+                        value = break_schema(value, dict(tool.parameters), integer(draw, 0, 3))
+                    text = serialisations.draw(draw, value, ascii_only=False if utf16 else None)
+                    if defect == "invalid-json":
+                        text = corrupt_text.draw(draw, text)
+                    name = unknown_name(tool.name, tools) if defect == "unknown-tool" else tool.name
+                    call_id = new_id()
+                    if "empty-id" in active and integer(draw, 0, 2) == 2:
+                        call_id = None
+                    units = to_utf16_units(text) if utf16 else text
+                    pieces = [units] if "whole-call" in active else fragments.draw(draw, units, must=("surrogate" if utf16 else None))
+                    call = PlannedCall(len(planned), c, k, tool, name, call_id, value, text, pieces, defect)
+                    planned.append(call)
+                    mine.append(call)
+                    if defect:
+                        features.add(defect)
+            entries = [entry_steps(call, active, new_id) for call in mine]
+            order = interleavings.draw(draw, [len(e) for e in entries], allow=allows_interleaving(active))
+            if order != sorted(order):
+                features.add("interleaved")
+            steps = merge(entries, order)
+            reason = finish_reasons.draw(draw, completing)
+            reasons.append(reason)
+            if "finish-with-arguments" in active:
+                steps[-1].reason = reason
+            else:
+                steps.append(Step(c, "finish", reason=reason))
+            prefix = []
+            if "role-chunk" in active:
+                prefix.append(Step(c, "role", content=pick(draw, [None, ""])))
+            if "text-before-calls" in active:
+                prefix.append(Step(c, "text", content=pick(draw, _TEXTS)))
+            choice_steps.append(prefix + steps)
     ordered = merge(choice_steps, interleavings.draw(draw, [len(s) for s in choice_steps]))
     groups = groupings.draw(draw, ordered, active)
 
@@ -140,7 +153,7 @@ def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozens
         items.insert(0, (Payload(azure_filter_chunk()), Sent("other")))
     if "usage-chunk" in active:
         items.append((Payload(usage_chunk(active)), Sent("other")))
-    ending = draw(stream_endings())
+    ending = stream_endings.draw(draw)
     features.add(ending)
     if ending in ("error-chunk", "error-event"):
         at = integer(draw, 0, len(items))
@@ -190,19 +203,21 @@ def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozens
 
     features |= _shape_features(active, planned, groups, reasons, n_choices)
     features |= set(framed.features) | read_features(wire, reads)
-    if len(reads) > 1 and any(sum(1 for ev in framed.events if ev.dispatch_at and a < ev.dispatch_at <= a + len(r))
-                              >= 4 for a, r in _offsets(reads)):
+    if len(reads) > 1 and _burst(reads, [ev.dispatch_at for ev in framed.events if ev.dispatch_at]):
         features.add("burst-read")
     return Case(reads=reads, expected=expected, tools=tuple(used), dialect=DIALECT,
                 features=tuple(sorted(features)), events=tuple(events))
 
 
-def _offsets(reads: tuple[bytes, ...]) -> list[tuple[int, bytes]]:
-    out, at = [], 0
+def _burst(reads: tuple[bytes, ...], dispatches: list[int]) -> bool:
+    """Whether one read completes four events or more (``dispatches`` ascend)."""
+    at = 0
     for r in reads:
-        out.append((at, r))
-        at += len(r)
-    return out
+        end = at + len(r)
+        if bisect.bisect_right(dispatches, end) - bisect.bisect_right(dispatches, at) >= 4:
+            return True
+        at = end
+    return False
 
 
 def _shape_features(active: frozenset[str], planned: list[PlannedCall], groups: list[list[Step]],

@@ -28,7 +28,7 @@ from toolfuzz.strategies.interleave import interleavings, merge
 from toolfuzz.strategies.plan import PlannedCall
 from toolfuzz.strategies.stage import integer, pick
 
-__all__ = ["DIALECT", "PLAIN", "UNFINISHED", "cases", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
+__all__ = ["DIALECT", "PLAIN", "UNFINISHED", "cases", "draw_case", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
            "number"]
 
 DIALECT = "openai-responses"
@@ -155,6 +155,11 @@ def number(bodies: Sequence[dict[str, Any]]) -> None:
     """``sequence_number`` counts every event of the stream, whatever was inserted."""
     for n, body in enumerate(bodies):
         body["sequence_number"] = n
+
+
+def draw_case(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str]) -> Case:
+    """One case, drawn by Hypothesis's ``draw`` or a plan's Drawer (:mod:`toolfuzz.strategies.plans`)."""
+    return typed_cases.draw(draw, generators, allowed, sys.modules[__name__])
 
 
 def cases(generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str]) -> st.SearchStrategy[Case]:

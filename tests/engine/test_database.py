@@ -1,4 +1,4 @@
-"""Hypothesis's example database between runs: a later run replays what failed before, from a folder or Redis."""
+"""The seed store between runs: a later run draws first the cases that failed before, from a folder or Redis."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 import pytest
 
 from toolfuzz.cli import main
-from toolfuzz.engine.database import RoundDatabase, namespace_for
+from toolfuzz.engine.database import SeedStore, namespace_for
 from hypothesis.database import InMemoryExampleDatabase
 
 TARGET = "selftest-hand-out-after-disconnect"
@@ -28,8 +28,8 @@ def run(capsys, database, seed, examples, findings):
 def check_replay(capsys, tmp_path, database):
     first = run(capsys, database, 3, 300, tmp_path / "a")
     assert first
-    # The control: one example, with nothing stored, finds nothing.  Hypothesis's first example is the
-    # simplest case (one call, [DONE], one read), on which this mutant is right, whatever the seed.
+    # The control: one example of seed 99, with nothing stored, finds nothing (its first case ends
+    # cleanly, where this mutant is right).
     assert run(capsys, "none", 99, 1, tmp_path / "b") == set()
     # The same one example, after the stored failures are replayed: the first run's findings again.
     assert run(capsys, database, 99, 1, tmp_path / "c") & first
@@ -78,22 +78,15 @@ def test_an_unreachable_redis_is_one_usage_error(tmp_path, capsys):
     assert code == 2 and err.startswith("toolfuzz run: --database redis://") and err.count("\n") == 1
 
 
-def test_later_rounds_keep_stored_examples_that_only_their_known_findings_explain():
-    inner = InMemoryExampleDatabase()
-    db = RoundDatabase(inner, namespace_for(["t"], None))
-    db.save(b"k", b"stored")
-    db.start_round(1)
-    assert list(db.fetch(b"k")) == [b"stored"]
-    db.delete(b"k", b"stored")
-    db.move(b"k", b"k.secondary", b"stored")
-    assert list(db.fetch(b"k")) == [b"stored"]
-    db.start_round(0)  # the first round knows nothing: an example that passes there is gone
-    db.delete(b"k", b"stored")
-    assert list(db.fetch(b"k")) == []
+def test_a_store_keeps_each_seed_once_in_a_fixed_order():
+    store = SeedStore(InMemoryExampleDatabase(), namespace_for(["t"], None))
+    for seed in (7, 2**62, 7, 0):
+        store.remember(seed)
+    assert store.seeds() == [0, 7, 2**62]
 
 
-def test_other_targets_or_profiles_never_see_each_others_examples():
+def test_other_targets_or_profiles_never_see_each_others_seeds():
     inner = InMemoryExampleDatabase()
-    RoundDatabase(inner, namespace_for(["a"], ["openai"])).save(b"k", b"v")
-    assert list(RoundDatabase(inner, namespace_for(["a"], None)).fetch(b"k")) == []
-    assert list(RoundDatabase(inner, namespace_for(["a"], ["openai"])).fetch(b"k")) == [b"v"]
+    SeedStore(inner, namespace_for(["a"], ["openai"])).remember(5)
+    assert SeedStore(inner, namespace_for(["a"], None)).seeds() == []
+    assert SeedStore(inner, namespace_for(["a"], ["openai"])).seeds() == [5]

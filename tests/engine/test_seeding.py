@@ -17,7 +17,7 @@ SCRIPT = textwrap.dedent("""
     from toolfuzz.engine.seeding import seeded_by_strategies_only
     from toolfuzz.engine.search import search
     from toolfuzz.judge.contestants import resolve_all
-    from toolfuzz.strategies import cases
+    from toolfuzz.strategies.cases import Planner
 
     # A free string in every case, so that a search of a hundred cases meets the literals when it may.
     TOOLS = (Tool("find", {"type": "object", "properties": {"q": {"type": "string", "maxLength": 20}},
@@ -38,7 +38,7 @@ SCRIPT = textwrap.dedent("""
 
     def searched():
         seen = []
-        search(resolve_all(["reference"]), cases(tools=TOOLS), max_examples=100, seed=5,
+        search(resolve_all(["reference"]), Planner(tools=TOOLS), max_examples=100, seed=5,
                on_case=lambda case: seen.append(repr(case)))
         return seen
 

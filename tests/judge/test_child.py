@@ -51,3 +51,13 @@ def test_allocation_without_bound_meets_the_cap_as_memory():
 def test_a_socket_in_the_child_is_still_refused():
     result = observe_isolated(hostile("phone"), CASE, None, GENEROUS)
     assert isinstance(result, Observation) and result.blocked and "socket.connect" in result.blocked
+
+
+def test_a_raise_in_the_child_comes_back_with_its_crash_state(tmp_path):
+    path = tmp_path / "deep_assembler.py"
+    path.write_text("def find(chunks):\n    raise KeyError(len(chunks))\n\n\n"
+                    "def assemble(chunks):\n    return find(chunks)\n")
+    [target] = resolve_all([f"{path}:assemble"], "events")
+    isolated = observe_isolated(target, CASE, None, GENEROUS)
+    assert isinstance(isolated, Observation) and isolated.raised.startswith("KeyError: ")
+    assert isolated.crash_state == "KeyError at deep_assembler.find < deep_assembler.assemble"

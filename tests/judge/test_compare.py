@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from toolfuzz.judge.compare import KINDS, compare
+from toolfuzz.judge.compare import KINDS, Divergence, compare
 from toolfuzz.judge.compare_events import SSE_KINDS
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.vocabulary import Call, Outcome
@@ -111,6 +111,37 @@ def test_raised():
     def boom(chunks):
         raise KeyError("index")
     assert kinds(TWO, boom) == ["raised"]
+
+
+def test_a_raise_is_clustered_by_its_crash_state_not_its_message():
+    target = Target("hand-made", right)
+
+    def first(chunks):
+        raise KeyError(len(chunks))
+
+    def second(chunks):
+        raise KeyError(-len(chunks))
+
+    [a] = compare(TWO.expected, observe(Target("a", first), TWO), target)
+    [b] = compare(TWO.expected, observe(Target("b", second), TWO), target)
+    here = f"{__name__}.test_a_raise_is_clustered_by_its_crash_state_not_its_message.<locals>"
+    assert (a.kind, a.state, b.state) == ("raised", f"KeyError at {here}.first", f"KeyError at {here}.second")
+    assert a.detail != b.detail
+
+
+def test_a_raise_without_a_crash_state_is_clustered_by_its_type():
+    def state(raised, crash_state=None):
+        [d] = compare(TWO.expected, Observation(raised=raised, crash_state=crash_state), Target("x", right))
+        return d.state
+    assert state("KeyError: 'call_2'", "KeyError at lib.feed") == "KeyError at lib.feed"
+    assert state("KeyError: 'call_2'") == "KeyError" and state("json.JSONDecodeError: at 1") == "json.JSONDecodeError"
+    assert state("something went wrong") == "raised"
+
+
+def test_only_raises_have_a_state():
+    assert Divergence("call_lost", "detail").state == ""
+    dropped = compare(TWO.expected, Observation(calls=()), Target("x", right))
+    assert dropped and all(d.kind == "call_lost" and d.state == "" for d in dropped)
 
 
 def test_raising_on_a_stream_with_nothing_executable_is_a_refusal():

@@ -15,20 +15,23 @@ def test_each_event_says_what_a_person_needs_and_a_finding_where_it_went(tmp_pat
     out = io.StringIO()  # not a terminal: plain lines, no live line to clear
     writer = FindingWriter(tmp_path)
     console = Console(out, writer)
+    older = replace(finding("two-calls-interleaved", features=("openai", "interleaved", "crlf")), seed=1)
     found = replace(finding("two-calls-interleaved"), seed=1)
-    stats = Stats(examples=12, rounds=2, stopped_by="exhausted", divergences={found.target.name: 1},
-                  flaky=["Flaky: x"])
+    stats = Stats(examples=12, stopped_by="examples", divergences={found.target.name: 1}, flaky=["Flaky: x"],
+                  hits={found.signature: 3}, reducing="t: k", probes=40)
     for event in (Started(("a", "b"), 7, 100, 30.0, 1), Note("tools.json: rewrote something"),
-                  Progress(stats), Found(found), Finished(stats)):
+                  Progress(stats), Found(older), Found(found, (older.signature,)), Finished(stats)):
         writer(event)
         console(event)
     lines = out.getvalue().splitlines()
     path, what = writer.where(found)
     assert what == "written" and path.is_file()
+    # The finding it replaced was written by this run, and is gone: one root cause, one file.
+    assert [p.name for p in tmp_path.rglob("*.json")] == [path.name]
     assert lines[0] == "toolfuzz run: 2 targets, seed 7 (rerun with --seed 7), up to 100 examples or 30 s"
     assert lines[1] == "note: tools.json: rewrote something"
-    assert lines[2].startswith("12 examples, 1 divergence, ")
-    assert lines[3:7] == [f"diverges: {found.signature}", f"  {found.divergence.detail}", f"  -> {path}",
-                          f"  toolfuzz show {path}"]
-    assert lines[7].startswith("done: 12 examples in 2 rounds, ") and lines[7].endswith("(a round found nothing new)")
-    assert lines[8] == "flaky: Flaky: x"
+    assert lines[2].startswith("12 examples (") and ", 1 root cause, 3 hits, reducing t: k, " in lines[2]
+    assert lines[7:12] == [f"diverges: {found.signature}", f"  {found.divergence.detail}", f"  -> {path}",
+                           f"  toolfuzz show {path}", f"  replaces {older.signature} (it needed more features)"]
+    assert lines[12].startswith("done: 12 examples in ") and "(examples spent); 3 later divergences" in lines[12]
+    assert lines[13] == "flaky: Flaky: x"

@@ -16,7 +16,7 @@ from toolfuzz.targets.reference import SSEDecoder, assemble
 
 ALL = cases()
 #: The seed test_the_seed_two_call_example_is_generated searches with (see there).
-SEED_EXAMPLE_SEED = 7
+SEED_EXAMPLE_SEED = 1
 
 
 def _agree(case):
@@ -76,10 +76,10 @@ def test_the_seed_two_call_example_is_generated():
         return order[:1] == [0] and 1 in order and 0 in order[order.index(1):] and order[-1] == 1
 
     # One fixed seed, with no constants drawn from the modules the session happens to have loaded:
-    # the same examples every run.  On this seed the shape turns up after about 200 of them; on
+    # the same examples every run.  On this seed the shape turns up after about 110 of them; on
     # others it takes up to some thousands, half a minute and more, which is why how soon it turns
     # up, over many seeds, is measured by ``python -m bench.generation`` and not here.  The limit
-    # is a margin over the 200 (reached only if the strategies stop making the shape).
+    # is a margin over the 110 (reached only if the strategies stop making the shape).
     with seeded_by_strategies_only():
         case = find(cases(profiles=["openai"]), shaped, random=Random(SEED_EXAMPLE_SEED),
                     settings=settings(max_examples=2_000, database=None, phases=[Phase.generate],
@@ -93,8 +93,12 @@ def test_the_seed_two_call_example_is_generated():
 def test_cases_shrink_to_the_plain_openai_stream():
     # Without the literals of whatever local modules are loaded: with them, an edit anywhere in the
     # harness gives the derandomised run other draws, and its shrink may stop short (at the spaced writer).
+    # From one fixed start: Hypothesis's shrinker reaches the plain case from 8 of 10 (seeds 0-9; from
+    # 5 and 8 it stops at after-done and at a cut read), so an unseeded run here would be flaky.  The
+    # engine does not depend on it: it reduces plans (tests/strategies/test_plans.py).
     with seeded_by_strategies_only():
-        case = find(ALL, lambda c: True, settings=settings(database=None, suppress_health_check=list(HealthCheck)))
+        case = find(ALL, lambda c: True, random=Random(0),
+                    settings=settings(database=None, suppress_health_check=list(HealthCheck)))
     assert case.features == ("done", "lf", "openai", "single-read") == tuple(sorted(PLAIN_FEATURES))
     assert case.wire.startswith(b'data: {"id":"chatcmpl-toolfuzz"') and case.wire.endswith(b"data: [DONE]\n\n")
     assert [c.status for c in case.expected.calls] == ["complete"]

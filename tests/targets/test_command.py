@@ -71,6 +71,12 @@ PROGRAM = textwrap.dedent('''
                     call["arguments"] += fn.get("arguments") or ""
         return [{**c, "complete": c["choice"] in finished} for c in calls.values()]
 
+    def find_call(calls):
+        return {}[calls[0]["id"]]
+
+    def answer_deep(calls):
+        return find_call(calls)
+
     for line in sys.stdin:
         request = json.loads(line)
         if "reads" in request:
@@ -82,6 +88,16 @@ PROGRAM = textwrap.dedent('''
         what = calls[0]["name"] if calls else None
         if what == "raise_it":
             say({"error": {"type": "KeyError", "message": "no such call"}})
+        elif what == "raise_deep":
+            try:
+                answer_deep(calls)
+            except KeyError as e:
+                from toolfuzz.judge.sandbox import crash_state
+                say({"error": {"type": "KeyError", "message": str(e), "crash_state": crash_state(e)}})
+        elif what == "untyped":
+            say({"error": "TypeError: x is undefined"})
+        elif what == "nameless":
+            say({"error": {"message": "it broke"}})
         elif what == "garbage":
             print("this is not json", flush=True)
         elif what == "confused":
@@ -163,6 +179,23 @@ def test_the_programs_own_exception_is_raised_under_its_type(target):
     assert kinds(target, case_named("ok"))[0] == [] and target.extra["child"].starts == 1
 
 
+def test_the_crash_state_the_program_works_out_crosses_the_pipe(target):
+    case = case_named("raise_deep")
+    obs = observe(target, case)
+    [divergence] = compare(case.expected, obs, target)
+    # Frames only the program could see: its helper, then its caller (not its protocol loop, nor ours).
+    assert obs.raised == "KeyError: 'call_1'"
+    assert divergence.state == obs.crash_state == "KeyError at child.find_call < child.answer_deep"
+
+
+@pytest.mark.parametrize("what,state", [("raise_it", "KeyError"), ("untyped", "TypeError"), ("nameless", "raised"),
+                                        ("confused", "ProtocolError")])
+def test_a_program_that_gives_no_crash_state_is_clustered_by_its_type(target, what, state):
+    case = case_named(what)
+    obs = observe(target, case)
+    assert [d.state for d in compare(case.expected, obs, target)] == [state]
+
+
 def test_a_protocol_error_is_raised_as_such_not_as_the_assemblers_failure(target):
     found, obs = kinds(target, case_named("confused"))
     assert found == ["raised"] and obs.raised.startswith("ProtocolError: request has no chunks list")
@@ -193,6 +226,7 @@ def test_a_crash_mid_case_is_raised_with_status_and_stderr_then_it_restarts(targ
     found, obs = kinds(target, case_named("crash"))
     assert found == ["raised"]
     assert "ChildDied" in obs.raised and "status 3" in obs.raised and "Segmentation fault" in obs.raised
+    assert obs.crash_state == "ChildDied"  # the harness's end of the pipe is not the program's code
     assert kinds(target, case_named("ok"))[0] == [] and target.extra["child"].starts == 2
 
 

@@ -1,0 +1,98 @@
+"""Reduction: a divergence's plan edited down to what the divergence needs.
+
+Each probe re-renders an edited plan (:mod:`toolfuzz.strategies.reduce`)
+and runs the one target that diverged on it.  An edit is kept when that
+target's first divergence (the search reports one a case, see
+:mod:`toolfuzz.engine.search`) is still of the same kind, and for ``raised``
+from the same crash state; a divergence that vanishes or changes kind without the edit
+means the edit took away something the bug needs.  So the features left on
+the reduced case are the minimal feature set that a finding's signature is
+made of: a profile, a framing or a read cut that stays is one the bug needs.
+
+A reduction is bounded in probes (not in time, so that it reduces as far on
+any machine), and stops early when a sweep over every edit keeps none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from toolfuzz.judge.compare import Divergence, compare
+from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.judge.sandbox import Observation, chunks_of, observe
+from toolfuzz.strategies.reduce import apply, edits, lowerings, redraws
+from toolfuzz.targets.base import Target
+from toolfuzz.vocabulary import Case
+
+__all__ = ["Reduced", "reduce", "same_divergence", "MAX_PROBES"]
+
+#: Probes one reduction may make at most: a few sweeps over a plan of a hundred decisions.
+MAX_PROBES = 1500
+#: Decisions a plan may have left for the costly last pass (redraws) to be tried on it.
+_SMALL_PLAN = 8
+
+
+@dataclass(frozen=True)
+class Reduced:
+    case: Case
+    observation: Observation
+    divergence: Divergence
+    probes: int
+    #: Whether it ended because a sweep kept nothing (False: probes or time ran out first).
+    complete: bool
+
+
+def same_divergence(a: Divergence, b: Divergence) -> bool:
+    return a.kind == b.kind and getattr(a, "state", "") == getattr(b, "state", "")
+
+
+def reduce(render: Callable[..., Case], target: Target, case: Case, observation: Observation,
+           divergence: Divergence, *, timeout: float, max_probes: int = MAX_PROBES,
+           plain: frozenset[str] = frozenset()) -> Reduced:
+    """The smallest case reached from ``case`` on which ``target`` still diverges as ``divergence`` says.
+
+    Smaller means fewer features (those in ``plain`` not counted) first, then fewer calls, reads and
+    bytes: a feature taken out is worth a longer wire (``[DONE]`` is longer than no ``[DONE]``).
+    """
+
+    def size(c: Case) -> tuple[int, ...]:
+        return (len(set(c.features) - plain), *c.size)
+
+    best = Reduced(case, observation, divergence, 0, False)
+    plan = case.plan
+    if plan is None:
+        return Reduced(case, observation, divergence, 0, True)
+    probes = 0
+    # Sweeps that take out until none takes anything, then one sweep that lowers what is left
+    # (few decisions by then); anything lowered may let more come out, so round again.
+    # Last, for a plan already small, lowerings with the rest of their stage drawn again.
+    passes = (edits, lowerings, redraws)
+    phase = 0
+    while True:
+        kept = False
+        if phase == 2 and len(plan) > _SMALL_PLAN:
+            break
+        for edit in passes[phase](plan):
+            candidate = apply(edit, plan)
+            if candidate is None:
+                continue
+            if probes >= max_probes:
+                return Reduced(best.case, best.observation, best.divergence, probes, False)
+            probes += 1
+            smaller = render(candidate, edit[3] if edit[0] == "redraw" else None)
+            seen = observe(target, smaller, chunks_of(smaller), timeout)
+            found = compare(smaller.expected, seen, target, expected_events(smaller))
+            if found and same_divergence(found[0], divergence) and size(smaller) <= size(best.case):
+                # The decisions the render used: a redraw's new ones, and none the case did not need.
+                plan, kept = smaller.plan, True
+                best = Reduced(smaller, seen, found[0], probes, False)
+                if phase == 2:
+                    break
+        if kept:
+            phase = 0
+        elif phase < 2:
+            phase += 1
+        else:
+            return Reduced(best.case, best.observation, best.divergence, probes, True)
+    return Reduced(best.case, best.observation, best.divergence, probes, True)

@@ -1,0 +1,140 @@
+"""Reduction passes on plans: the edits that make a case simpler, biggest first.
+
+A plan (:mod:`toolfuzz.strategies.plans`) names each decision that differs
+from the plainest draw, within the stages that drew it.  So the passes need
+no knowledge of any one stage to be domain passes: deleting every decision
+under ``choice:1`` drops the second choice, under ``fragments:0`` of a call
+merges its fragments into one, under ``read_cuts:0`` makes the wire one
+read, under ``framings:0`` makes the framing plain (LF, ``data: ``, no
+comments), under ``profile_sets:0`` takes every call-shape profile out;
+deleting one decision takes one profile out, one fragment boundary, one read
+cut, the ending back to ``[DONE]``.  Dropping a stage takes one call (or
+choice) out of the middle and moves the later ones up.  Lowering a small decision moves a pick
+toward the first of its choices (so one bug met under several endings is
+reported under the first ending that shows it), and halving a number or a
+text shortens a value, a count or a position.
+
+The edits come biggest first (the stage holding most decisions, down to
+single decisions, then smaller values), because C-Reduce's lesson is that a
+reducer wins most by trying the largest cuts before the fine ones.  Each
+edit is a re-render and a probe, never a regeneration; the driver
+(:mod:`toolfuzz.engine.reduction`) keeps an edit when the divergence
+stays the same, and sweeps again until no edit is kept.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterator, Mapping
+
+from toolfuzz.strategies.plans import Key
+
+__all__ = ["Edit", "edits", "lowerings", "redraws", "apply"]
+
+Edit = tuple  # ("stage" | "drop", prefix) | ("decision", key) | ("lower", key, value) | ("smaller", key)
+#                | ("redraw", key, value, seed): render what the edit left out at random from ``seed``
+
+#: A decision up to this is a choice among a few (a profile, an ending, a mode): every lower value is
+#: tried, so that a bug met under any of several endings is reported under the first that shows it.
+_FEW = 24
+
+
+def edits(plan: Mapping[Key, Any]) -> Iterator[Edit]:
+    """The edits that take decisions out of ``plan`` or shorten them, biggest cuts first."""
+    stages = Counter(key[:i] for key in plan for i in range(1, len(key)))
+    for prefix, _ in sorted(stages.items(), key=lambda item: (-item[1], len(item[0]))):
+        yield ("stage", prefix)
+    for prefix in sorted(stages, key=len):
+        yield ("drop", prefix)
+    for key in plan:
+        yield ("decision", key)
+    for key, value in plan.items():
+        if (type(value) is int and value > _FEW) or type(value) is str:
+            yield ("smaller", key)
+
+
+def redraws(plan: Mapping[Key, Any], tries: int = 6) -> Iterator[Edit]:
+    """Each small decision lowered with the rest of its stage drawn again at random, ``tries`` times each.
+
+    A count lowered changes what the draws after it mean: three interleaved calls lowered to two
+    are two calls in order.  Drawing the rest of the stage again finds the two interleaved ones
+    where no single edit can.  Costly (every lower value, several tries), so only for small plans.
+    """
+    for key, value in plan.items():
+        if type(value) is int and 1 < value <= _FEW:
+            for lower in range(1, value):
+                for t in range(tries):
+                    yield ("redraw", key, lower, t)
+
+
+def lowerings(plan: Mapping[Key, Any]) -> Iterator[Edit]:
+    """Each small decision moved to each lower choice, lowest first: tried once nothing more comes out."""
+    for key, value in plan.items():
+        if type(value) is int and 1 < value <= _FEW:
+            for lower in range(1, value):
+                yield ("lower", key, lower)
+
+
+def apply(edit: Edit, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+    """``plan`` with ``edit`` made, or None when the edit changes nothing (any more)."""
+    what, where = edit[0], edit[1]
+    if what == "stage":
+        n = len(where)
+        kept = {k: v for k, v in plan.items() if k[:n] != where}
+        return kept if len(kept) < len(plan) else None
+    if what == "drop":
+        return _drop(plan, where)
+    if where not in plan:
+        return None
+    if what == "decision":
+        return {k: v for k, v in plan.items() if k != where}
+    if what in ("lower", "redraw"):
+        if type(plan[where]) is not int or edit[2] >= plan[where]:
+            return None
+        if what == "redraw":
+            parent = where[:-1]
+            n = len(parent)
+            return {**{k: v for k, v in plan.items() if k[:n] != parent}, where: edit[2]}
+        return {**plan, where: edit[2]}
+    smaller = _smaller(plan[where])
+    if smaller is None:
+        return None
+    out = dict(plan)
+    out[where] = smaller
+    return out
+
+
+def _drop(plan: Mapping[Key, Any], where: Key) -> dict[Key, Any] | None:
+    """The stage ``where`` (the i-th call, say) taken out and the later ones of its name moved up one.
+
+    What stays is drawn as the earlier ones were: the second and third of three calls become the first
+    and second, their fragments and interleaving unchanged, and the last is drawn plain (a count
+    lowered later takes it out).  Only where a later one exists; otherwise this is a "stage" edit.
+    """
+    name, _, n = where[-1].rpartition(":")
+    if not name or not n.isdigit():
+        return None
+    at, parent = int(n), where[:-1]
+    depth = len(parent)
+    out: dict[Key, Any] = {}
+    moved = False
+    for k, v in plan.items():
+        if len(k) > depth + 1 and k[:depth] == parent and isinstance(k[depth], str):
+            other, _, m = k[depth].rpartition(":")
+            if other == name and m.isdigit():
+                if int(m) == at:
+                    continue
+                if int(m) > at:
+                    k = (*parent, f"{name}:{int(m) - 1}", *k[depth + 1:])
+                    moved = True
+        out[k] = v
+    return out if moved else None
+
+
+def _smaller(value: Any) -> Any:
+    if type(value) is int:
+        half = value // 2 if value > 0 else -((-value) // 2)
+        return half if half not in (0, value) else None
+    if type(value) is str and len(value) > 1:
+        return value[: len(value) // 2]
+    return None

@@ -1,0 +1,66 @@
+"""toolfuzz.engine.reduction: a divergence's plan edited down, one re-render and one target run a probe."""
+
+from __future__ import annotations
+
+from toolfuzz.engine.reduction import reduce
+from toolfuzz.judge.compare import compare
+from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.strategies import PLAIN_FEATURES
+from toolfuzz.strategies.cases import Planner
+from toolfuzz.targets.base import Target
+from toolfuzz.targets.selftest import SELFTEST
+
+SHARED = next(m for m in SELFTEST if m.name == "selftest-shared-buffer")
+PLANNER = Planner()
+
+
+def first_divergence(target, seeds=range(500)):
+    for seed in seeds:
+        case = PLANNER.draw(seed)
+        seen = observe(target, case, chunks_of(case), 5.0)
+        found = compare(case.expected, seen, target, expected_events(case))
+        if found:
+            return case, seen, found[0]
+    raise AssertionError("no divergence in 500 cases")
+
+
+def test_a_shared_buffer_reduces_to_two_interleaved_calls_and_nothing_else():
+    case, seen, divergence = first_divergence(SHARED)
+    reduced = reduce(PLANNER.render, SHARED, case, seen, divergence, timeout=5.0, plain=PLAIN_FEATURES)
+    assert reduced.complete and reduced.divergence.kind == divergence.kind
+    assert reduced.case.size <= case.size
+    if divergence.kind == "arguments_misattributed":
+        assert len(reduced.case.expected.calls) == 2 and len(reduced.case.reads) == 1
+        assert set(reduced.case.features) - PLAIN_FEATURES == {"interleaved", "multi-call"}
+    assert len(reduced.case.plan) < len(case.plan)
+
+
+def test_an_edit_that_changes_the_kind_or_the_crash_state_is_not_kept():
+    def fails_on_two_calls(chunks):
+        calls = {}
+        for chunk in chunks:
+            for choice in chunk.get("choices") or []:
+                for entry in (choice.get("delta") or {}).get("tool_calls") or []:
+                    calls.setdefault(entry.get("index"), entry)
+        if len(calls) > 1:
+            raise KeyError("two")
+        if any("bom" in str(c) for c in calls.values()):
+            raise ValueError("never")
+        return []
+
+    target = Target("two-calls", fails_on_two_calls, level="events")
+    case, seen, divergence = first_divergence(target)
+    assert divergence.kind == "raised" and divergence.state.startswith("KeyError")
+    reduced = reduce(PLANNER.render, target, case, seen, divergence, timeout=5.0, plain=PLAIN_FEATURES)
+    assert reduced.divergence.state == divergence.state
+    # Reduced as far as the raise allows: two calls, and nothing it does not need.
+    assert len({(c.choice, c.index) for c in reduced.case.expected.calls}) == 2
+    assert set(reduced.case.features) - PLAIN_FEATURES <= {"multi-call", "multi-choice"}
+
+
+def test_a_case_without_a_plan_is_handed_back_as_it_is():
+    case, seen, divergence = first_divergence(SHARED)
+    bare = type(case)(reads=case.reads, expected=case.expected, tools=case.tools, features=case.features)
+    reduced = reduce(PLANNER.render, SHARED, bare, seen, divergence, timeout=5.0)
+    assert reduced.case is bare and reduced.probes == 0
