@@ -5,8 +5,8 @@
 * generation: cases per second of each strategy stage and end to end, and
   how many examples it takes for the seed's two-call example to turn up
   (``bench.generation``);
-* selftest: examples and seconds until each self-test mutant is found, and
-  how small its fixture shrinks; and a long search of the reference and the
+* selftest: examples and seconds until each self-test mutant is found, the
+  signatures its search reports, and how small it is reduced; and a long search of the reference and the
   plain assembler, which must find nothing (``bench.selftest``);
 * workers: runs per second with 1 and 2 workers (``bench.workers``, when
   present);
@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 Row = tuple[str, str, str]
 
-FULL = {"mb": 8.0, "examples": 1000, "seeds": 10, "budget": 60.0, "startup_rounds": 15, "startup_mb": 28.0,
+FULL = {"mb": 8.0, "examples": 1000, "seeds": 10, "budget": 10.0, "startup_rounds": 15, "startup_mb": 28.0,
         "quiet_examples": 1500}
 QUICK = {"mb": 1.0, "examples": 100, "seeds": 1, "budget": 5.0, "startup_rounds": 3, "startup_mb": 1.0,
          "quiet_examples": 100}
@@ -55,10 +55,11 @@ def generation(size: dict[str, Any]) -> list[Row]:
 def selftest(size: dict[str, Any]) -> list[Row]:
     from bench.selftest import measure, quiet
     rows = []
-    for mutant, mistake, found, examples, seconds, shrunk, minimum, at_min in measure(size["seeds"], budget=size["budget"]):
+    for mutant, mistake, found, examples, seconds, signatures, reduced, minimum, at_min in measure(
+            size["seeds"], budget=size["budget"]):
         rows.append(("selftest", f"{mutant} ({mistake})",
-                     f"found {found}, median {examples} examples / {seconds} s, shrunk to {shrunk} "
-                     f"(calls, reads), minimum {minimum}, at minimum {at_min}"))
+                     f"found {found}, median {examples} examples / {seconds} s, signatures {signatures} (median, "
+                     f"most; goal 2), reduced to {reduced} (calls, reads), minimum {minimum}, at minimum {at_min}"))
     examples, seconds, found = quiet(size["quiet_examples"])
     rows.append(("selftest", "reference and plain (must never diverge)",
                  f"{examples} examples in {seconds} s, divergences: {found}"))

@@ -30,10 +30,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     verbs = p.add_subparsers(dest="verb", metavar="VERB")
     verbs.required = True
 
-    m = verbs.add_parser("merge", help="merge folders of fixtures into one, one file per signature, the smallest kept",
-                         description="Merge fixtures into --into: a fixture whose signature (target, kind, features) "
-                         "is new is added; one smaller than the file with its signature replaces it; others are kept "
-                         "out. Every input is checked before anything is written; files are copied byte for byte.")
+    m = verbs.add_parser("merge", help="merge folders of fixtures into one, one file per root cause, the smallest kept",
+                         description="Merge fixtures into --into, one per root cause: a fixture with all the features "
+                         "of one there for the same target, kind and crash state is folded into it; one with strictly "
+                         "fewer features replaces those (their files are removed); one whose signature is new is "
+                         "added; one smaller than the file with its signature replaces it; others are kept out. Every "
+                         "input is checked before anything is written; files are copied byte for byte.")
     m.add_argument("dirs", nargs="+", metavar="DIR", help="folder (or file) of fixtures to merge in")
     m.add_argument("--into", default=DEFAULT, metavar="DIR", help=f"the corpus to merge into (default {DEFAULT}/)")
     m.set_defaults(run=run_merge)
@@ -72,11 +74,17 @@ def run_merge(args: argparse.Namespace) -> int:
     into = Path(args.into)
     if into.exists() and not into.is_dir():
         raise UsageError(f"--into {into}: not a folder")
-    counts = {"added": 0, "replaced": 0, "kept": 0}
+    counts = {"added": 0, "replaced": 0, "kept": 0, "folded": 0, "removed": 0}
     for m in merge(args.dirs, into):
         counts[m.action] += 1
-        print(f"{m.action:<8}  {m.path}  from {m.source}" + (f"  ({m.detail})" if m.detail else ""))
-    print(f"{counts['added']} added, {counts['replaced']} replaced, {counts['kept']} kept out (in {into})")
+        if m.action == "folded":
+            print(f"{m.action:<8}  {m.source}  {m.detail}")
+        elif m.action == "removed":
+            print(f"{m.action:<8}  {m.path}  ({m.detail}: it has fewer features)")
+        else:
+            print(f"{m.action:<8}  {m.path}  from {m.source}" + (f"  ({m.detail})" if m.detail else ""))
+    print(f"{counts['added']} added, {counts['replaced']} replaced, {counts['kept']} kept out, {counts['folded']} "
+          f"folded into a root cause with fewer features, {counts['removed']} removed for one with fewer (in {into})")
     return 0
 
 

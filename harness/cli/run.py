@@ -23,26 +23,28 @@ from toolfuzz.outputs.run_results import junit, summary, table
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
 
 DEFAULT_BUDGET = 90.0
-DEFAULT_EXAMPLES = 2000
+#: No bound on examples unless one is asked for: the budget bounds a run.
+UNLIMITED = 10**15
 DEFAULT_MEMORY_CAP = 2 * 2**30
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "run", help="generate streams, run targets side by side, shrink and save every divergence",
-        description="Generate streams whose outcome is known by construction, run every target on each, and "
-        "shrink every distinct divergence into a fixture file. Exit 0 when nothing diverged, 1 when something "
+        "run", help="generate streams, run targets side by side, reduce and save each root cause once",
+        description="Generate streams whose outcome is known by construction, run every target on each, "
+        "reduce each new root cause to the features it needs and save it as a fixture file; later divergences "
+        "of a known root cause are counted as its hits. Exit 0 when nothing diverged, 1 when something "
         "did, 2 for a usage or input error.")
     add_target_options(p, "every installed built-in target")
     add_dialect_option(p, "the wire dialect to generate; only targets that support it run")
     p.add_argument("--profile", action="append", default=None, metavar="NAME",
                    help="restrict call shapes to this profile (repeatable; see toolfuzz profiles)")
     p.add_argument("--tools", metavar="FILE", help="tool schemas to generate from (default: the bundled corpus)")
-    p.add_argument("--max-examples", type=positive_int, default=DEFAULT_EXAMPLES, metavar="N",
-                   help=f"examples to generate at most (default {DEFAULT_EXAMPLES})")
+    p.add_argument("--max-examples", type=positive_int, default=None, metavar="N",
+                   help="examples to generate at most (default: no bound; the budget ends the run)")
     p.add_argument("--budget", type=positive_seconds, default=DEFAULT_BUDGET, metavar="DURATION",
-                   help=f"time to search, in seconds or like 30m, 8h (default {DEFAULT_BUDGET:g} s); shrinking what "
-                   "was found may run past it by a quarter at most, and keeps the smallest case seen by then")
+                   help=f"time to search, in seconds or like 30m, 8h (default {DEFAULT_BUDGET:g} s); reducing what "
+                   "still waits may run past it, within the share of the run reducing may take")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for a reproducible run (default: random)")
     p.add_argument("--findings", default="findings", metavar="DIR", help="where fixtures go (default findings/)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
@@ -56,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="address space of each worker process, e.g. 512M or 2G, 'none' for no cap (default 2G; "
                    "with --workers 2 or more)")
     p.add_argument("--database", metavar="PATH|redis://HOST:PORT/N|none", default=None,
-                   help="where failing examples are kept for the next run to replay first (default "
+                   help="where the seeds of failing cases are kept for the next run to draw first (default "
                    "STATE/db, or none with --seed)")
     p.add_argument("--state", default=".toolfuzz", metavar="DIR",
                    help="the run's own files: the default database and the cases in flight (default .toolfuzz)")
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     config = RunConfig(
         targets=tuple(targets), specs=tuple(args.target), level=args.level, dialect=args.dialect,
-        profiles=tuple(args.profile) if args.profile else None, tools=args.tools, max_examples=args.max_examples,
+        profiles=tuple(args.profile) if args.profile else None, tools=args.tools, max_examples=args.max_examples or UNLIMITED,
         budget=args.budget, seed=seed, timeout=args.timeout, workers=args.workers,
         shard=parse_shard(args.shard) if args.shard else None, memory_cap=args.memory_cap or None,
         state=Path(args.state),

@@ -39,6 +39,7 @@ from toolfuzz.vocabulary import Case
 from toolfuzz.judge.sandbox import Observation, observe
 from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, fixed_in, fixed_text, load_fixtures, replay
 from toolfuzz.engine.events import Finding, signature_of
+from toolfuzz.engine.known import Root
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.registry import builtin_targets
@@ -141,8 +142,24 @@ def _free(path: Path) -> Path:
     return candidate
 
 
+def root_of(fixture: Fixture) -> Root | None:
+    """The root cause a diverging fixture records: target, kind, crash state and its features."""
+    recorded = diverging(fixture)
+    if not recorded:
+        return None
+    target, kind = recorded[0]
+    return Root(target, kind, str(fixture.found.get("crash_state") or ""),
+                frozenset(fixture.case.features) - PLAIN_FEATURES)
+
+
 def merge(sources: list[str], into: Path) -> list[Merged]:
-    """Merge the fixtures under ``sources`` into the corpus at ``into``, one per signature, the smallest kept."""
+    """Merge the fixtures under ``sources`` into the corpus at ``into``: one per root cause.
+
+    The rule a run folds its divergences by (:mod:`toolfuzz.engine.known`): a fixture with all the
+    features of one already there for the same target, kind and crash state is ``folded`` into it
+    (not written); one with strictly fewer features than some already there replaces them (their files
+    are removed, and it says which); one with the same signature replaces it only when smaller.
+    """
     into_files = {os.path.realpath(p) for p in iter_fixture_paths([str(into)])} if into.is_dir() else set()
     have: dict[str, Entry] = {}
     for entry in load_corpus([str(into)]) if into_files else []:
@@ -152,10 +169,23 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
     for given in sources:
         root = Path(given) if Path(given).is_dir() else None
         incoming.extend((e, root) for e in load_corpus([given]) if os.path.realpath(e.path) not in into_files)
+    # The most general first, so that a fixture is folded into the root cause it shows, not into a
+    # more particular one that a later, more general fixture would replace.
+    incoming.sort(key=lambda item: len(item[0].fixture.case.features))
     done: list[Merged] = []
     for entry, root in incoming:
         sig, size = entry.signature, entry.fixture.case.size
         old = have.get(sig)
+        mine = root_of(entry.fixture)
+        if old is None and mine is not None:
+            general = _more_general(have, mine)
+            if general is not None:
+                done.append(Merged("folded", general.path, entry.path, sig, f"into {general.signature}"))
+                continue
+            for other in _less_general(have, mine):
+                other.path.unlink(missing_ok=True)
+                del have[other.signature]
+                done.append(Merged("removed", other.path, entry.path, other.signature, f"replaced by {sig}"))
         if old is None:
             path = _free(destination(into, entry, root))
             write_atomic(path, entry.raw)
@@ -171,6 +201,23 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
             continue
         have[sig] = Entry(path, entry.fixture, entry.raw)
     return done
+
+
+def _more_general(have: dict[str, Entry], mine: Root) -> Entry | None:
+    for entry in have.values():
+        theirs = root_of(entry.fixture)
+        if theirs is not None and theirs.key == mine.key and theirs.features <= mine.features:
+            return entry
+    return None
+
+
+def _less_general(have: dict[str, Entry], mine: Root) -> list[Entry]:
+    out = []
+    for entry in have.values():
+        theirs = root_of(entry.fixture)
+        if theirs is not None and theirs.key == mine.key and mine.features < theirs.features:
+            out.append(entry)
+    return out
 
 
 def _size(size: tuple[int, int, int]) -> str:

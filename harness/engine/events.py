@@ -88,7 +88,6 @@ class Stats:
     """A run's figures so far; the same type from a search, a worker and the supervisor."""
 
     examples: int = 0
-    rounds: int = 0
     started: float = field(default_factory=time.monotonic)
     #: Findings per target.
     divergences: dict[str, int] = field(default_factory=dict)
@@ -99,9 +98,7 @@ class Stats:
     #: Examples generated that had each feature (profiles and transport variants).
     by_feature: dict[str, int] = field(default_factory=dict)
     stopped_by: str = ""
-    #: Findings of the current round being shrunk (0 while generating).
-    shrinking: int = 0
-    #: Examples and seconds when the first divergence of the search was met (before shrinking).
+    #: Examples and seconds when the first divergence of the search was met (before reducing).
     first_found_after: tuple[int, float] | None = None
     workers: int = 1
     restarts: int = 0
@@ -112,8 +109,13 @@ class Stats:
     #: Seconds spent reducing, and the probes made (re-render and run one target).
     reducing_seconds: float = 0.0
     probes: int = 0
+    #: Payloads fed to targets: by generation, and by reducing (the share is counted in these).
+    work: int = 0
+    reducing_work: int = 0
     #: What is being reduced now ("" while generating).
     reducing: str = ""
+    #: Divergences of known keys met when the share for reducing was spent: neither reduced nor written.
+    unreduced: int = 0
     #: Targets left out after killing too many workers.
     quarantined: list[str] = field(default_factory=list)
 
@@ -122,10 +124,8 @@ class Stats:
         return time.monotonic() - self.started
 
     def add(self, other: "Stats") -> None:
-        """Count ``other``'s examples, rounds and tables into this one (a worker's, or another unit's)."""
+        """Count ``other``'s examples, figures and tables into this one (a worker's, or another unit's)."""
         self.examples += other.examples
-        self.rounds += other.rounds
-        self.shrinking += other.shrinking
         for mine, theirs in ((self.by_target, other.by_target), (self.seconds_in, other.seconds_in),
                              (self.by_feature, other.by_feature)):
             _add(mine, theirs)
@@ -136,6 +136,9 @@ class Stats:
                 self.first_seen[sig] = when
         self.reducing_seconds += other.reducing_seconds
         self.probes += other.probes
+        self.unreduced += other.unreduced
+        self.work += other.work
+        self.reducing_work += other.reducing_work
 
     def hit(self, signature: str) -> None:
         self.hits[signature] = self.hits.get(signature, 0) + 1

@@ -1,7 +1,8 @@
 """The root causes a run knows, and the rule that folds a divergence into one of them.
 
 A finding's signature is its target, its kind (for ``raised``, with the
-crash state) and its minimal feature set.  A divergence of the same target,
+crash state) and its minimal feature set.  A ``raised`` divergence with a
+crash state is a hit of any known root cause with that state.  A divergence of the same target,
 kind and state whose case has *all* the minimal features of a known finding
 is a **hit** of that finding: it adds nothing a person must read, so it is
 counted and never reduced or written again.  A finding whose minimal
@@ -30,6 +31,10 @@ class Root:
     features: frozenset[str]
 
     @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.target, self.kind, self.state)
+
+    @property
     def signature(self) -> str:
         return signature_of(self.target, self.kind, self.features, self.state)
 
@@ -45,12 +50,24 @@ class Known:
             self._add(root)
 
     def explaining(self, target: str, kind: str, state: str, features: Iterable[str]) -> Root | None:
-        """The known root cause this divergence is a hit of, if any."""
+        """The known root cause this divergence is a hit of, if any.
+
+        A raise with a crash state is clustered by it alone, as ClusterFuzz clusters crashes: the same
+        exception from the same frames is the same bug whatever the stream looked like.  Its features
+        only describe the smallest case known for it.
+        """
         have = frozenset(features)
-        for root in self._by.get((target, kind, state), ()):
+        roots = self._by.get((target, kind, state), ())
+        if kind == "raised" and state and roots:
+            return roots[0]
+        for root in roots:
             if root.features <= have:
                 return root
         return None
+
+    def has(self, key: tuple[str, str, str]) -> bool:
+        """Whether any root cause of this target, kind and crash state is known."""
+        return bool(self._by.get(key))
 
     def add(self, finding: Finding) -> list[Root]:
         """Know ``finding``; the known root causes it replaces (strict supersets of its features)."""

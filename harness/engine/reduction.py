@@ -39,8 +39,10 @@ class Reduced:
     observation: Observation
     divergence: Divergence
     probes: int
-    #: Whether it ended because a sweep kept nothing (False: probes or time ran out first).
+    #: Whether it ended because a sweep kept nothing (False: probes or work ran out first).
     complete: bool
+    #: The payloads its probes fed the target, in all: what the search counts reducing's share in.
+    work: int = 0
 
 
 def same_divergence(a: Divergence, b: Divergence) -> bool:
@@ -49,11 +51,12 @@ def same_divergence(a: Divergence, b: Divergence) -> bool:
 
 def reduce(render: Callable[..., Case], target: Target, case: Case, observation: Observation,
            divergence: Divergence, *, timeout: float, max_probes: int = MAX_PROBES,
-           plain: frozenset[str] = frozenset()) -> Reduced:
+           max_work: int | None = None, plain: frozenset[str] = frozenset()) -> Reduced:
     """The smallest case reached from ``case`` on which ``target`` still diverges as ``divergence`` says.
 
     Smaller means fewer features (those in ``plain`` not counted) first, then fewer calls, reads and
     bytes: a feature taken out is worth a longer wire (``[DONE]`` is longer than no ``[DONE]``).
+    It stops after ``max_probes`` probes, or once they have fed the target ``max_work`` payloads.
     """
 
     def size(c: Case) -> tuple[int, ...]:
@@ -63,7 +66,7 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
     plan = case.plan
     if plan is None:
         return Reduced(case, observation, divergence, 0, True)
-    probes = 0
+    probes = work = 0
     # Sweeps that take out until none takes anything, then one sweep that lowers what is left
     # (few decisions by then); anything lowered may let more come out, so round again.
     # Last, for a plan already small, lowerings with the rest of their stage drawn again.
@@ -77,16 +80,21 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
             candidate = apply(edit, plan)
             if candidate is None:
                 continue
-            if probes >= max_probes:
-                return Reduced(best.case, best.observation, best.divergence, probes, False)
+            if probes >= max_probes or (max_work is not None and work >= max_work):
+                return Reduced(best.case, best.observation, best.divergence, probes, False, work)
             probes += 1
             smaller = render(candidate, edit[3] if edit[0] == "redraw" else None)
-            seen = observe(target, smaller, chunks_of(smaller), timeout)
+            payloads = chunks_of(smaller)
+            work += len(payloads) + 1
+            seen = observe(target, smaller, payloads, timeout)
             found = compare(smaller.expected, seen, target, expected_events(smaller))
-            if found and same_divergence(found[0], divergence) and size(smaller) <= size(best.case):
+            # A redraw takes a call out and draws the rest of its stage at random, features and all:
+            # kept for the call it took out, since the sweeps that follow take those features out again.
+            fewer = edit[0] == "redraw" and len(smaller.expected.calls) < len(best.case.expected.calls)
+            if found and same_divergence(found[0], divergence) and (fewer or size(smaller) <= size(best.case)):
                 # The decisions the render used: a redraw's new ones, and none the case did not need.
                 plan, kept = smaller.plan, True
-                best = Reduced(smaller, seen, found[0], probes, False)
+                best = Reduced(smaller, seen, found[0], probes, False, work)
                 if phase == 2:
                     break
         if kept:
@@ -94,5 +102,5 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
         elif phase < 2:
             phase += 1
         else:
-            return Reduced(best.case, best.observation, best.divergence, probes, True)
-    return Reduced(best.case, best.observation, best.divergence, probes, True)
+            return Reduced(best.case, best.observation, best.divergence, probes, True, work)
+    return Reduced(best.case, best.observation, best.divergence, probes, True, work)

@@ -23,8 +23,9 @@ A divergence is judged against what is known (:mod:`toolfuzz.engine.known`):
 
 Generation never waits long for reduction: reducing a new root cause takes
 a bounded number of probes, and all reducing together at most
-:data:`REDUCING_SHARE` of the target runs so far (runs, not seconds, so
-that what a seed finds is the same on any machine).  A divergence met while the
+:data:`REDUCING_SHARE` of the work so far: the payloads fed to targets,
+which a target's time grows with (payloads, not seconds, so that what a
+seed finds is the same on any machine).  A divergence met while the
 share is spent waits; it is reduced when the share allows (or found by
 then to be a hit of something reduced meanwhile), and what still waits when
 the budget ends is reduced last, or kept as met (``unshrunk``).
@@ -58,10 +59,11 @@ from toolfuzz.vocabulary import Case
 
 __all__ = ["search", "search_for_kind", "REDUCING_SHARE", "overrun"]
 
-#: Reducing new root causes may take at most this share of the target runs so far; the rest is generation.
+#: Reducing new root causes may take at most this share of the work so far; the rest is generation.
 REDUCING_SHARE = 0.3
-#: Probes allowed before the share has grown to any: the first root causes are reduced at once.
-_FIRST_PROBES = 3000
+#: Payloads reducing may feed targets before the share has grown to any: the first root causes are
+#: reduced at once.
+_FIRST_WORK = 50_000
 
 
 def overrun(budget: float) -> float:
@@ -69,6 +71,8 @@ def overrun(budget: float) -> float:
     return REDUCING_SHARE * budget + 30
 
 
+#: Payloads a reduction may feed however little is left of the share: enough for a small case.
+_LEAST_WORK = 3000
 #: Divergences waiting for the share to allow their reduction, at most; past that they are only counted.
 _MAX_PENDING = 500
 
@@ -103,18 +107,18 @@ def search(
     findings: dict[str, Finding] = {}
     seeds = Random(seed)
     stored = list(database.seeds()) if database is not None else []
-    pending: list[tuple[Finding, int]] = []
+    pending: list[tuple[Finding, int, tuple[int, float]]] = []
     last_report = 0.0
     done = False
 
     def allowance() -> int:
-        # Probes left: reducing may make as many target runs as its share of all the runs so far
-        # (and a first few thousand, so that the first root causes are reduced as soon as they are
-        # met).  Counted in runs, not seconds, so that what a seed finds does not depend on the machine.
-        runs = sum(stats.by_target.values())
-        return int(_FIRST_PROBES + reducing_share / (1 - reducing_share) * runs) - stats.probes
+        # Work left, counted in payloads fed to targets (a target's time grows with them): reducing may
+        # feed its share of all the payloads so far (and a first batch, so that the first root causes are
+        # reduced as soon as they are met).  Not in seconds, so that what a seed finds does not depend on
+        # the machine.
+        return int(_FIRST_WORK + reducing_share / (1 - reducing_share) * stats.work) - stats.reducing_work
 
-    def settle(met: Finding, case_seed: int) -> bool:
+    def settle(met: Finding, case_seed: int, when: tuple[int, float]) -> bool:
         """Reduce ``met`` and know it, or count it as a hit; True when it was enough to stop."""
         hit = known.explaining(*met.key, met.features)
         if hit is not None:
@@ -128,7 +132,7 @@ def search(
         if database is not None:
             database.remember(case_seed)
         replaced = known.add(finding)
-        stats.first_seen.setdefault(finding.signature, (stats.examples, stats.elapsed))
+        stats.first_seen.setdefault(finding.signature, when)
         for old in replaced:
             stats.carry(old.signature, finding.signature)
             findings.pop(old.signature, None)
@@ -166,6 +170,7 @@ def search(
                 if case.dialect not in target.dialects or done:
                     continue  # a target runs only on the dialects it lists
                 stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
+                stats.work += len(payloads) + 1
                 observation = observe(target, case, payloads, timeout)
                 stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + observation.seconds
                 # One report a case and target: the first kind (compare's order puts the gravest first).
@@ -178,18 +183,23 @@ def search(
                         continue
                     if stats.first_found_after is None:
                         stats.first_found_after = (stats.examples, stats.elapsed)
+                    when = (stats.examples, stats.elapsed)
                     if allowance() > 0:
-                        done = settle(met, case_seed)
+                        done = settle(met, case_seed, when)
                     elif len(pending) < _MAX_PENDING:
-                        pending.append((met, case_seed))  # reduced when the share allows, or met as it is
-        # What is still waiting is reduced in what is left of the share, then kept as met.
-        for met, case_seed in pending:
+                        pending.append((met, case_seed, when))  # reduced when the share allows, or met as it is
+        # What still waits is reduced in what is left of the share.  Past it, a divergence of a target,
+        # kind and crash state not seen before is kept as met (unshrunk: worth a look even so); one of a
+        # known key is most likely a known root cause in another guise, and is only counted.
+        for met, case_seed, when in pending:
             if done:
                 break
-            done = settle(met, case_seed)
+            if allowance() > 0 or not known.has(met.key) or known.explaining(*met.key, met.features):
+                done = settle(met, case_seed, when)
+            else:
+                stats.unreduced += 1
     if done:
         stats.stopped_by = "found"
-    stats.rounds = 1
     emit(Progress(stats))
     return list(findings.values()), stats
 
@@ -201,16 +211,15 @@ def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeo
         return Finding(met.target, met.divergence, met.case, met.observation, met.plain, met.seed, unshrunk=True)
     started = time.monotonic()
     stats.reducing = f"{met.target.name}: {met.divergence.kind}"
-    stats.shrinking = 1
     emit(Progress(stats))
     # One reduction may run past what is left of the share: cut off mid-way, its features would be
     # stale ones, and a stale feature makes a second signature for the same bug.
     result = reduce(planner.render, met.target, met.case, met.observation, met.divergence, timeout=timeout,
-                    plain=met.plain)
+                    plain=met.plain, max_work=max(allowance, _LEAST_WORK))
     stats.reducing_seconds += time.monotonic() - started
     stats.probes += result.probes
+    stats.reducing_work += result.work
     stats.reducing = ""
-    stats.shrinking = 0
     return Finding(met.target, result.divergence, result.case, result.observation, met.plain, met.seed,
                    unshrunk=not result.complete and result.probes == 0)
 

@@ -30,7 +30,8 @@ class Console:
         if isinstance(event, Started):
             n = len(event.targets)
             self.line(f"toolfuzz run: {n} target{'s' * (n != 1)}, seed {event.seed} (rerun with --seed "
-                      f"{event.seed}), up to {event.max_examples} examples or {event.budget:g} s")
+                      f"{event.seed}), " + (f"up to {event.max_examples} examples or " if event.max_examples < 10**12
+                                            else "for ") + f"{event.budget:g} s")
         elif isinstance(event, Note):
             self.line(f"note: {event.text}")
         elif isinstance(event, Found):
@@ -79,5 +80,9 @@ class Console:
         print(f"done: {stats.examples} examples in {stats.elapsed:.1f} s ({why}); {hits} later divergence"
               f"{'s' * (hits != 1)} counted as hits of the root causes above; "
               f"{stats.reducing_seconds:.1f} s reducing ({stats.probes} probes)", file=self.stream, flush=True)
+        if stats.unreduced:
+            print(f"not reduced: {stats.unreduced} divergence{'s' * (stats.unreduced != 1)} of known targets, kinds "
+                  "and crash states met when the share for reducing was spent (a longer --budget reduces them)",
+                  file=self.stream, flush=True)
         for message in stats.flaky:
             print(f"flaky: {message}", file=self.stream)

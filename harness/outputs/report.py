@@ -73,6 +73,12 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
     new = [d for d in divergences if d.get("file") == "written"]
     kinds = sorted({d["kind"] for d in divergences})
     stopped = summary.get("stopped_by") or "-"
+    # The same kind and features met in several targets is one mistake that several libraries share.
+    affected: dict[str, int] = {}
+    for d in divergences:
+        affected[_cause(d)] = affected.get(_cause(d), 0) + 1
+    ranked = sorted(divergences, key=lambda d: (d.get("file") != "written", -affected[_cause(d)], -d.get("hits", 0),
+                                                d["signature"]))
     blocks: list[tuple[str, Any]] = [
         ("h1", "toolfuzz run"),
         ("p", f"{summary['examples']} examples in {summary['seconds']:.1f} s with {summary.get('workers', 1)} "
@@ -81,6 +87,10 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
         ("h2", "New findings"),
         ("table", [("target", "kind", "detail", "fixture")]
          + [(d["target"], d["kind"], d["detail"], d["fixture"]) for d in new]) if new else ("p", "None."),
+        ("h2", "Root causes"),
+        ("table", [("target", "root cause", "new", "targets affected", "hits", "first seen")]
+         + [(d["target"], d["signature"].split("/", 1)[1], "yes" if d.get("file") == "written" else "",
+             str(affected[_cause(d)]), str(d.get("hits", 0)), _seen(d)) for d in ranked]) if ranked else ("p", "None."),
         ("h2", "Fixed findings"),
         ("table", [("target", "kind", "fixture")] + [(f["target"], f["kind"] or "-", f["fixture"]) for f in fixed])
         if fixed else ("p", "None."),
@@ -101,6 +111,15 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
     if notes:
         blocks += [("h2", "Notes"), ("list", notes)]
     return blocks
+
+
+def _cause(divergence: dict[str, Any]) -> str:
+    return divergence["signature"].split("/", 1)[1]
+
+
+def _seen(divergence: dict[str, Any]) -> str:
+    seen = divergence.get("first_seen")
+    return f"example {seen['examples']}, {seen['seconds']:.1f} s" if seen else "-"
 
 
 def _markdown(blocks: list[tuple[str, Any]]) -> str:

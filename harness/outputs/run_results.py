@@ -38,7 +38,8 @@ def summary(targets: list[Target], saved: Saved, stats: Stats, seed: int, profil
                                      for f, p, what in saved if f.target.name == t.name]}
                     for t in targets],
         "hits": sum(stats.hits.values()),
-        "reducing": {"seconds": round(stats.reducing_seconds, 3), "probes": stats.probes},
+        "reducing": {"seconds": round(stats.reducing_seconds, 3), "probes": stats.probes,
+                     "not_reduced": stats.unreduced},
         "flaky": stats.flaky,
         "profiles": {p: stats.by_feature[p] for p in profiles if stats.by_feature.get(p)},
         "workers": stats.workers,

@@ -24,12 +24,41 @@ def test_merge_reports_each_file_and_a_total(tmp_path, capsys):
     into = tmp_path / "corpus"
     code, out, err = run(capsys, "merge", KEY_BY_ID, SEED, "--into", into)
     assert (code, err) == (0, "")
-    assert out.splitlines()[-1] == f"10 added, 0 replaced, 0 kept out (in {into})"
+    assert out.splitlines()[-1] == (f"10 added, 0 replaced, 0 kept out, 0 folded into a root cause with fewer "
+                                    f"features, 0 removed for one with fewer (in {into})")
     # A folder's files keep their place under it.
     assert f"added     {into / 'arguments_misattributed--plain.json'}  from {KEY_BY_ID}" in out
     assert f"added     {into / 'cut-inside-string.json'}  from {SEED}" in out
     code, out, _ = run(capsys, "merge", KEY_BY_ID, "--into", into)
-    assert code == 0 and out.splitlines()[-1] == f"0 added, 0 replaced, 2 kept out (in {into})"
+    assert code == 0 and out.splitlines()[-1].startswith("0 added, 0 replaced, 2 kept out, 0 folded")
+
+
+def _with_features(source, target_dir, name, features):
+    data = json.loads(source.read_text())
+    data["features"] = sorted(features)
+    data["found"]["signature"] = "selftest-key-by-id/arguments_misattributed/" + (
+        "+".join(sorted(set(features) - {"done", "lf", "openai", "single-read"})) or "plain")
+    target_dir.mkdir(exist_ok=True)
+    (target_dir / name).write_text(json.dumps(data))
+    return target_dir / name
+
+
+def test_merge_folds_a_root_cause_seen_with_more_features_and_replaces_one_seen_with_more(tmp_path, capsys):
+    plain = KEY_BY_ID / "arguments_misattributed--plain.json"
+    night = tmp_path / "night"
+    _with_features(plain, night, "crlf.json", ["crlf", "done", "openai", "single-read"])
+    _with_features(plain, night, "crlf-bom.json", ["bom", "crlf", "done", "openai", "single-read"])
+    into = tmp_path / "corpus"
+    code, out, _ = run(capsys, "merge", night, "--into", into)
+    # The more general first: crlf is added, crlf+bom folded into it.
+    assert code == 0 and [p.name for p in into.iterdir()] == ["crlf.json"]
+    assert f"folded    {night / 'crlf-bom.json'}  into selftest-key-by-id/arguments_misattributed/crlf" in out
+    # Then the plain one, which needs none of them: it replaces crlf, whose file goes.
+    code, out, _ = run(capsys, "merge", plain, "--into", into)
+    assert code == 0 and [p.name for p in into.rglob("*.json")] == ["arguments_misattributed--plain.json"]
+    assert f"removed   {into / 'crlf.json'}  (replaced by selftest-key-by-id/arguments_misattributed/plain" in out
+    assert out.splitlines()[-1].startswith("1 added, 0 replaced, 0 kept out, 0 folded into a root cause with fewer "
+                                           "features, 1 removed")
 
 
 def test_merge_of_a_bad_fixture_is_one_line_naming_file_and_field(tmp_path, capsys):

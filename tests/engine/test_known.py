@@ -34,3 +34,12 @@ def test_the_signature_puts_a_crash_state_beside_its_kind_and_what_is_known_pick
     assert root((), kind="raised", state="KeyError at m.f").signature == "t/raised[KeyError at m.f]/plain"
     known = Known([root({"crlf"})])
     assert list(pickle.loads(pickle.dumps(tuple(known)))) == [root({"crlf"})]
+
+
+def test_a_raise_is_clustered_by_its_crash_state_whatever_its_features():
+    known = Known([root({"crlf", "bom"}, kind="raised", state="KeyError at m.f")])
+    assert known.explaining("t", "raised", "KeyError at m.f", {"interleaved"}) is not None
+    assert known.explaining("t", "raised", "KeyError at m.g", {"crlf", "bom"}) is None
+    # Without a state (a cmd: target that said nothing of it) features tell raises apart as for any kind.
+    known = Known([root({"crlf"}, kind="raised")])
+    assert known.explaining("t", "raised", "", {"bom"}) is None

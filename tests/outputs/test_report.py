@@ -42,6 +42,11 @@ def test_a_report_names_new_findings_and_those_since_fixed(tmp_path, capsys):
     assert code == 1 and divergences and all(d["file"] == "written" for d in divergences), divergences
     new_section = text.split("## New findings")[1].split("##")[0]
     assert all(d["fixture"] in new_section for d in divergences), new_section
+    causes = text.split("## Root causes")[1].split("##")[0]
+    # Ranked: every root cause of the run, new, with its hits (the later divergences folded into it).
+    for d in divergences:
+        row = next(line for line in causes.splitlines() if d["signature"].split("/", 1)[1] in line)
+        assert f"| yes | 1 | {d['hits']} | example {d['first_seen']['examples']}," in row, row
     fixed_section = text.split("## Fixed findings")[1].split("##")[0]
     assert str(fixed) in fixed_section and str(still) not in fixed_section and str(still) not in new_section
     assert load(fixed).observed["selftest-plain"]["verdict"] == "diverges"
