@@ -206,7 +206,7 @@ def search(
 
 def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeout: float,
              emit: Emit) -> Finding:
-    """``met`` reduced to its minimal features, or as met when the time for reducing is spent."""
+    """``met`` reduced to its minimal features, or as met when the share for reducing is spent."""
     if allowance <= 0 or met.case.plan is None:
         return Finding(met.target, met.divergence, met.case, met.observation, met.plain, met.seed, unshrunk=True)
     started = time.monotonic()
