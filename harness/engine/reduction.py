@@ -25,10 +25,13 @@ from toolfuzz.strategies.reduce import apply, edits, lowerings, redraws
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import Case
 
-__all__ = ["Reduced", "reduce", "same_divergence", "MAX_PROBES"]
+__all__ = ["Reduced", "reduce", "same_divergence", "MAX_PROBES", "RENDER_WORK"]
 
 #: Probes one reduction may make at most: a few sweeps over a plan of a hundred decisions.
 MAX_PROBES = 1500
+#: What rendering a case costs, in payloads fed to a target (a render takes about as long as a library
+#: spends on twenty chunks): a probe and a generated case both pay it once.
+RENDER_WORK = 20
 #: Decisions a plan may have left for the costly last pass (redraws) to be tried on it.
 _SMALL_PLAN = 8
 
@@ -85,7 +88,7 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
             probes += 1
             smaller = render(candidate, edit[3] if edit[0] == "redraw" else None)
             payloads = chunks_of(smaller)
-            work += len(payloads) + 1
+            work += len(payloads) + RENDER_WORK
             seen = observe(target, smaller, payloads, timeout)
             found = compare(smaller.expected, seen, target, expected_events(smaller))
             # A redraw takes a call out and draws the rest of its stage at random, features and all:

@@ -48,7 +48,7 @@ from typing import Callable
 from toolfuzz.engine.database import SeedStore
 from toolfuzz.engine.events import Emit, Finding, Found, Progress, Stats
 from toolfuzz.engine.known import Known
-from toolfuzz.engine.reduction import reduce
+from toolfuzz.engine.reduction import RENDER_WORK, reduce
 from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.judge.compare import compare
 from toolfuzz.judge.compare_events import expected_events
@@ -112,7 +112,8 @@ def search(
     done = False
 
     def allowance() -> int:
-        # Work left, counted in payloads fed to targets (a target's time grows with them): reducing may
+        # Work left, counted in payloads fed to targets (a target's time grows with them) and renders
+        # (engine.reduction.RENDER_WORK each, paid by every probe and every generated case): reducing may
         # feed its share of all the payloads so far (and a first batch, so that the first root causes are
         # reduced as soon as they are met).  Not in seconds, so that what a seed finds does not depend on
         # the machine.
@@ -161,6 +162,7 @@ def search(
             case_seed = stored.pop(0) if stored else seeds.getrandbits(63)
             case = planner.draw(case_seed)
             stats.examples += 1
+            stats.work += RENDER_WORK
             for feature in case.features:
                 stats.by_feature[feature] = stats.by_feature.get(feature, 0) + 1
             on_case(case)
