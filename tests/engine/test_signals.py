@@ -74,10 +74,18 @@ class Run:
 
 
 def reported(err: str) -> dict[str, str]:
-    """signature -> fixture path, for every finding the run printed."""
+    """signature -> fixture path, for every finding the run printed and did not replace later.
+
+    A finding with fewer features replaces the ones it is more general than, and their files go
+    (``replaces <signature>`` under it says so).
+    """
     lines = err.splitlines()
-    return {line.split(": ", 1)[1]: lines[i + 2].split("-> ", 1)[1].split(" (")[0]
-            for i, line in enumerate(lines) if line.startswith("diverges: ") and i + 2 < len(lines)}
+    found = {line.split(": ", 1)[1]: lines[i + 2].split("-> ", 1)[1].split(" (")[0]
+             for i, line in enumerate(lines) if line.startswith("diverges: ") and i + 2 < len(lines)}
+    for line in lines:
+        if line.startswith("  replaces "):
+            found.pop(line[len("  replaces "):].split(" (it needed")[0], None)
+    return found
 
 
 def test_sigterm_stops_at_the_next_case_with_the_summary_and_every_finding_on_disk(tmp_path):
