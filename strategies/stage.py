@@ -107,11 +107,19 @@ def text(draw: Any, alphabet: str | None, min_size: int, max_size: int, extra: t
     return draw(s)
 
 
+_FLOATS: dict[tuple[Any, Any], st.SearchStrategy[float]] = {}
+
+
 def floating(draw: Any, lo: float | None, hi: float | None) -> float:
     """A finite float in ``[lo, hi]`` (either bound may be None)."""
     if type(draw) is Drawer:
         return draw.floating(lo, hi)
-    return draw(st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False))
+    s = _FLOATS.get((lo, hi))
+    if s is None:
+        s = _ready(st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False))
+        if len(_FLOATS) < 10_000:
+            _FLOATS[(lo, hi)] = s
+    return draw(s)
 
 
 def opaque(draw: Any, strategy: st.SearchStrategy[Any]) -> Any:
