@@ -3,13 +3,15 @@
 Run: ``python -m bench.selftest [--seeds N] [--mutant NAME] [--budget S] [--quiet-examples N]``
 
 For each mutant and seed, one search of ``--budget`` seconds on that mutant
-alone, under every profile of its dialect, on the bundled corpus: the
-examples and seconds until the first divergence, the signatures the search
-reports (the goal: at most 2 a mutant), and the size of the smallest
-finding of the mutant's known mistake against its known minimum (calls,
-reads), reached on how many seeds (the goal: all).  Then the reference and
-the plain assembler searched together for ``--quiet-examples``: they must
-never diverge.
+alone, under every profile of its dialect, on the bundled corpus, as
+``toolfuzz run`` searches: the examples and seconds until the first
+divergence, and the signatures it reports (the goal: at most 2 a mutant).
+Then, from the same seed, a search for the mutant's known mistake with
+every kind a finding of its own (in a run it may be a variant of another
+kind's root cause): the size of its smallest finding against its known
+minimum (calls, reads), reached on how many seeds (the goal: all).  Then
+the reference and the plain assembler searched together for
+``--quiet-examples``: they must never diverge.
 
 tests/targets/selftest/test_mutants.py checks the minimum on one seed, on
 the cases of one small tool, and the correct targets on 1500 examples:
@@ -23,7 +25,7 @@ import statistics
 from typing import Callable
 
 from toolfuzz import strategies
-from toolfuzz.engine.search import search
+from toolfuzz.engine.search import search, search_for_kind
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.registry import REFERENCE
 from toolfuzz.targets.selftest import PLAIN, SELFTEST
@@ -51,7 +53,8 @@ def measure(seeds: int = 10, names: list[str] | None = None,
                 examples.append(stats.first_found_after[0])
                 seconds.append(stats.first_found_after[1])
             signatures.append(len(found))
-            mine = [f for f in found if f.divergence.kind == mutant.mistake]
+            mine, _ = search_for_kind(mutant, mutant.mistake, planner, seed=seed * 100, attempts=1,
+                                      max_examples=10**9, budget=budget, plain=plain)
             if mine:
                 sizes.append(min((len(f.case.expected.calls), len(f.case.reads)) for f in mine))
         minimum = (mutant.extra["minimal"]["calls"], mutant.extra["minimal"]["reads"])

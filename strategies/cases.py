@@ -62,9 +62,13 @@ class Planner:
     def draw(self, seed: int) -> Case:
         return self._run(Drawer(rnd=Random(seed)))
 
-    def render(self, plan: Mapping[Key, Any], redraw: int | None = None) -> Case:
-        """The case of ``plan``; what it lacks is the simplest draw, or with ``redraw`` drawn from that seed."""
-        return self._run(Drawer(given=plan, rnd=None if redraw is None else Random(redraw)))
+    def render(self, plan: Mapping[Key, Any], redraw: tuple[int, Key] | None = None) -> Case:
+        """The case of ``plan``; what it lacks is the simplest draw, or with ``redraw = (seed, stage)``,
+        within that stage, drawn from that seed."""
+        if redraw is None:
+            return self._run(Drawer(given=plan))
+        seed, under = redraw
+        return self._run(Drawer(given=plan, rnd=Random(seed), under=under))
 
     def _run(self, drawer: Drawer) -> Case:
         case = self._module.draw_case(drawer, self._generators, self._allowed)

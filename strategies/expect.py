@@ -57,6 +57,7 @@ def parses(text: str) -> bool:
 
 
 _validators: dict[str, Any] = {}
+_by_identity: dict[int, tuple[Any, Any]] = {}
 
 
 def verdict(name: str | None, arguments: str, tools: Sequence[Tool]) -> str:
@@ -67,10 +68,17 @@ def verdict(name: str | None, arguments: str, tools: Sequence[Tool]) -> str:
     tool = next((t for t in tools if t.name == name), None)
     if tool is None:
         return UNKNOWN_TOOL
-    key = json.dumps(tool.parameters, sort_keys=True)
-    check = _validators.get(key)
-    if check is None:
-        check = _validators[key] = validator(tool.parameters)
+    # Known by the schema's identity first: writing the schema out as a key costs more than the check.
+    known = _by_identity.get(id(tool.parameters))
+    if known is not None and known[0] is tool.parameters:
+        check = known[1]
+    else:
+        key = json.dumps(tool.parameters, sort_keys=True)
+        check = _validators.get(key)
+        if check is None:
+            check = _validators[key] = validator(tool.parameters)
+        if len(_by_identity) < 4096:
+            _by_identity[id(tool.parameters)] = (tool.parameters, check)
     value = json.loads(arguments, parse_constant=_reject) if arguments.strip(_WS) else {}
     return COMPLETE if check.is_valid(value) else SCHEMA_INVALID
 

@@ -32,7 +32,8 @@ from toolfuzz.strategies.plans import Key
 __all__ = ["Edit", "edits", "lowerings", "redraws", "apply"]
 
 Edit = tuple  # ("stage" | "drop", prefix) | ("decision", key) | ("lower", key, value) | ("smaller", key)
-#                | ("redraw", key, value, seed): render what the edit left out at random from ``seed``
+#                | ("redraw", key, value, seed): render what the edit left out of key's stage at random
+#                  from ``seed``
 
 #: A decision up to this is a choice among a few (a profile, an ending, a mode): every lower value is
 #: tried, so that a bug met under any of several endings is reported under the first that shows it.

@@ -70,6 +70,9 @@ class Target:
     extra: dict[str, Any] = field(default_factory=dict)
     #: Called with the case's tools and limits as keywords (the module docstring says why).
     takes_request: bool = False
+    #: The built-in target whose code this one runs inside (a client on top of the stream state it
+    #: feeds): what both get wrong is one root cause, reported under that target.
+    builds_on: str = ""
 
     def fn_for(self, dialect: str) -> Callable[..., Any]:
         """The function to run on cases of ``dialect``: ``extra["by_dialect"][dialect]`` if given, else :attr:`fn`."""

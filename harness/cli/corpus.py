@@ -32,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     m = verbs.add_parser("merge", help="merge folders of fixtures into one, one file per root cause, the smallest kept",
                          description="Merge fixtures into --into, one per root cause: a fixture with all the features "
-                         "of one there for the same target, kind and crash state is folded into it; one with strictly "
+                         "of one there for the same target, kind and crash state (or of the target it builds on) is folded into it, "
+                         "as is one of another kind that is a variant of one there; one with strictly "
                          "fewer features replaces those (their files are removed); one whose signature is new is "
                          "added; one smaller than the file with its signature replaces it; others are kept out. Every "
                          "input is checked before anything is written; files are copied byte for byte.")
@@ -84,7 +85,7 @@ def run_merge(args: argparse.Namespace) -> int:
         else:
             print(f"{m.action:<8}  {m.path}  from {m.source}" + (f"  ({m.detail})" if m.detail else ""))
     print(f"{counts['added']} added, {counts['replaced']} replaced, {counts['kept']} kept out, {counts['folded']} "
-          f"folded into a root cause with fewer features, {counts['removed']} removed for one with fewer (in {into})")
+          f"folded into a root cause already there, {counts['removed']} removed for one with fewer features (in {into})")
     return 0
 
 

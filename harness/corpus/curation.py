@@ -39,7 +39,7 @@ from toolfuzz.vocabulary import Case
 from toolfuzz.judge.sandbox import Observation, observe
 from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, fixed_in, fixed_text, load_fixtures, replay
 from toolfuzz.engine.events import Finding, signature_of
-from toolfuzz.engine.known import Root
+from toolfuzz.engine.known import Known, Root
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.registry import builtin_targets
@@ -156,9 +156,11 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
     """Merge the fixtures under ``sources`` into the corpus at ``into``: one per root cause.
 
     The rule a run folds its divergences by (:mod:`toolfuzz.engine.known`): a fixture with all the
-    features of one already there for the same target, kind and crash state is ``folded`` into it
-    (not written); one with strictly fewer features than some already there replaces them (their files
-    are removed, and it says which); one with the same signature replaces it only when smaller.
+    features of one already there for the same target, kind and crash state (or a raise from the same
+    crash state), or for the built-in target its own builds on, is ``folded`` into it (not written), and
+    so is one of another kind that is a variant of a root cause there;
+    one with strictly fewer features than some already there replaces them (their files are removed,
+    and it says which); one with the same signature replaces it only when smaller.
     """
     into_files = {os.path.realpath(p) for p in iter_fixture_paths([str(into)])} if into.is_dir() else set()
     have: dict[str, Entry] = {}
@@ -170,17 +172,24 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
         root = Path(given) if Path(given).is_dir() else None
         incoming.extend((e, root) for e in load_corpus([given]) if os.path.realpath(e.path) not in into_files)
     # The most general first, so that a fixture is folded into the root cause it shows, not into a
-    # more particular one that a later, more general fixture would replace.
-    incoming.sort(key=lambda item: len(item[0].fixture.case.features))
+    # more particular one that a later, more general fixture would replace; a target others build on
+    # before them, so that what both show is kept under it.
+    below = _builds_on([e for e, _ in incoming])
+    incoming.sort(key=lambda item: (bool(below.get(_target_of(item[0]), "")), len(item[0].fixture.case.features)))
     done: list[Merged] = []
     for entry, root in incoming:
         sig, size = entry.signature, entry.fixture.case.size
         old = have.get(sig)
         mine = root_of(entry.fixture)
         if old is None and mine is not None:
-            general = _more_general(have, mine)
+            general = _more_general(have, mine, below.get(mine.target, ""))
             if general is not None:
                 done.append(Merged("folded", general.path, entry.path, sig, f"into {general.signature}"))
+                continue
+            variant = _variant_of(have, mine)
+            if variant is not None:
+                done.append(Merged("folded", variant.path, entry.path, sig,
+                                   f"into {variant.signature} (a variant of it, as {mine.kind})"))
                 continue
             for other in _less_general(have, mine):
                 other.path.unlink(missing_ok=True)
@@ -203,12 +212,30 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
     return done
 
 
-def _more_general(have: dict[str, Entry], mine: Root) -> Entry | None:
+def _more_general(have: dict[str, Entry], mine: Root, builds_on: str) -> Entry | None:
     for entry in have.values():
         theirs = root_of(entry.fixture)
-        if theirs is not None and theirs.key == mine.key and theirs.features <= mine.features:
+        if theirs is not None and Known([theirs]).explaining(*mine.key, mine.features, builds_on) is not None:
             return entry
     return None
+
+
+def _variant_of(have: dict[str, Entry], mine: Root) -> Entry | None:
+    """The corpus fixture whose root cause ``mine`` is a variant of (:meth:`Known.variant_of`), if any."""
+    roots = {root: entry for entry in have.values() if (root := root_of(entry.fixture)) is not None}
+    found = Known(roots).variant_of(*mine.key, mine.features)
+    return None if found is None else roots[found]
+
+
+def _target_of(entry: Entry) -> str:
+    recorded = diverging(entry.fixture)
+    return recorded[0][0] if recorded else ""
+
+
+def _builds_on(entries: list[Entry]) -> dict[str, str]:
+    """For each built-in target the fixtures record: the target it builds on (``Target.builds_on``)."""
+    names = {_target_of(e) for e in entries} - {""}
+    return {name: t.builds_on for name, t in builtin_targets(names).items() if name in names and t.builds_on}
 
 
 def _less_general(have: dict[str, Entry], mine: Root) -> list[Entry]:

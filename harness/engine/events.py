@@ -104,6 +104,10 @@ class Stats:
     restarts: int = 0
     #: Divergences folded into each signature after it was found (:mod:`toolfuzz.engine.known`).
     hits: dict[str, int] = field(default_factory=dict)
+    #: Other targets a signature was met in (``Target.builds_on``): the same root cause, reported once.
+    affected: dict[str, set[str]] = field(default_factory=dict)
+    #: Other kinds a signature showed as (its variants, :meth:`toolfuzz.engine.known.Known.variant_of`).
+    also_as: dict[str, set[str]] = field(default_factory=dict)
     #: When each signature was first met: (examples so far, seconds since the start).
     first_seen: dict[str, tuple[int, float]] = field(default_factory=dict)
     #: Seconds spent reducing, and the probes made (re-render and run one target).
@@ -131,6 +135,9 @@ class Stats:
             _add(mine, theirs)
         self.flaky.extend(other.flaky)
         _add(self.hits, other.hits)
+        for mine, theirs in ((self.affected, other.affected), (self.also_as, other.also_as)):
+            for sig, names in theirs.items():
+                mine.setdefault(sig, set()).update(names)
         for sig, when in other.first_seen.items():
             if sig not in self.first_seen or when < self.first_seen[sig]:
                 self.first_seen[sig] = when
@@ -140,12 +147,18 @@ class Stats:
         self.work += other.work
         self.reducing_work += other.reducing_work
 
-    def hit(self, signature: str) -> None:
+    def hit(self, signature: str, target: str) -> None:
+        """A divergence met in ``target`` is one more of ``signature`` (which may be another target's)."""
         self.hits[signature] = self.hits.get(signature, 0) + 1
+        if not signature.startswith(target + "/"):
+            self.affected.setdefault(signature, set()).add(target)
 
     def carry(self, old: str, new: str) -> None:
-        """``new`` replaced ``old``: its hits and first sighting go with it."""
+        """``new`` replaced ``old``: its hits, the targets it was met in and its first sighting go with it."""
         self.hits[new] = self.hits.get(new, 0) + self.hits.pop(old, 0) + 1
+        for table in (self.affected, self.also_as):
+            if old in table:
+                table.setdefault(new, set()).update(table.pop(old))
         if old in self.first_seen:
             was = self.first_seen.pop(old)
             self.first_seen[new] = min(was, self.first_seen.get(new, was))

@@ -2,12 +2,23 @@
 
 A finding's signature is its target, its kind (for ``raised``, with the
 crash state) and its minimal feature set.  A ``raised`` divergence with a
-crash state is a hit of any known root cause with that state.  A divergence of the same target,
+crash state is a hit of any known root cause with that state.  A ``timed_out``, ``hang`` or ``memory``
+divergence is a hit of any known one of its target and kind.  A divergence of the same target,
 kind and state whose case has *all* the minimal features of a known finding
 is a **hit** of that finding: it adds nothing a person must read, so it is
 counted and never reduced or written again.  A finding whose minimal
 features are a strict subset of a known one's is more general: it
-**replaces** the known one (and takes over its hits).
+**replaces** the known one (and takes over its hits).  A reduced finding of
+another kind whose minimal features hold all of a known root cause's is a
+**variant** of it (:meth:`Known.variant_of`): a hit, and what it explains
+from then on is too.
+
+A target that runs inside another (``Target.builds_on``: the client on top
+of the stream state it feeds) shares that target's root causes: a
+divergence of it that a root cause of the target below explains is a hit of
+that root cause, reported once with both targets affected.  Their crash
+states are compared on :data:`SHARED_FRAMES` innermost frames, since how
+each is entered (the frames further out) differs by construction.
 
 What is known is kept as plain records (:class:`Root`), so that it pickles
 into a worker's configuration whatever the targets are.
@@ -20,7 +31,14 @@ from typing import Iterable, Iterator
 
 from toolfuzz.engine.events import Finding, signature_of
 
-__all__ = ["Known", "Root"]
+__all__ = ["Known", "Root", "SHARED_FRAMES", "PER_TARGET"]
+
+#: Innermost frames two targets of one code base must share for a raise to be the same root cause.
+SHARED_FRAMES = 2
+#: Kinds that are one root cause a target, whatever the case: running out of time or memory says how
+#: large a case was, not what in it the target got wrong, and the features left after reducing one
+#: would depend on the machine's speed.
+PER_TARGET = frozenset({"timed_out", "hang", "memory"})
 
 
 @dataclass(frozen=True)
@@ -44,39 +62,103 @@ class Root:
 
 
 class Known:
-    def __init__(self, roots: Iterable[Root] = ()) -> None:
+    def __init__(self, roots: Iterable[Root] = (), variants: bool = True) -> None:
+        #: Whether findings of another kind are folded as variants (:meth:`variant_of`); off for a search
+        #: that wants every kind it meets as a finding of its own (``search_for_kind``).
+        self.variants = variants
         self._by: dict[tuple[str, str, str], list[Root]] = {}
+        #: Findings of another kind known to be a root cause's variants (:meth:`variant_of`), by key.
+        self._aliases: dict[tuple[str, str, str], list[tuple[Root, Root]]] = {}
+        self._replaced_by: dict[Root, Root] = {}
         for root in roots:
             self._add(root)
 
-    def explaining(self, target: str, kind: str, state: str, features: Iterable[str]) -> Root | None:
-        """The known root cause this divergence is a hit of, if any.
+    def explaining(self, target: str, kind: str, state: str, features: Iterable[str],
+                   builds_on: str = "") -> Root | None:
+        """The known root cause this divergence is a hit of, if any: ``target``'s own, else ``builds_on``'s.
 
         A raise with a crash state is clustered by it alone, as ClusterFuzz clusters crashes: the same
         exception from the same frames is the same bug whatever the stream looked like.  Its features
         only describe the smallest case known for it.
         """
         have = frozenset(features)
-        roots = self._by.get((target, kind, state), ())
-        if kind == "raised" and state and roots:
-            return roots[0]
+        own = self._explaining(self._by.get((target, kind, state), ()), kind, state, have)
+        if own is None:
+            own = next((self._standing(main) for alias, main in self._aliases.get((target, kind, state), ())
+                        if alias.features <= have), None)
+        if own is not None or not builds_on:
+            return own
+        core = _core(state)
+        below = [r for key, roots in self._by.items() if key[:2] == (builds_on, kind) and _core(key[2]) == core
+                 for r in roots]
+        return self._explaining(below, kind, state, have)
+
+    @staticmethod
+    def _explaining(roots: Iterable[Root], kind: str, state: str, have: frozenset[str]) -> Root | None:
         for root in roots:
-            if root.features <= have:
+            if (kind == "raised" and state) or kind in PER_TARGET or root.features <= have:
                 return root
         return None
 
+    def variant_of(self, target: str, kind: str, state: str, features: Iterable[str]) -> Root | None:
+        """The known root cause of ``target`` that a reduced finding of another kind is a variant of, if any.
+
+        A finding whose *minimal* features hold all the (not plain) features of a known root cause of
+        its target needs what that root cause needs: the same mistake, shown on another stream as another
+        kind (a choice mixed up reads as a call lost when the other choice was cut short).  A root cause
+        met on the plainest stream (no features) has every later finding of its target as a variant:
+        a target wrong on the plainest stream is wrong everywhere, and what else it gets wrong waits for
+        that to be fixed.  Only after reducing, and never for raises (their crash state tells them apart)
+        or for running out of time; the known root cause with most features is the one named.
+        """
+        if kind == "raised" or kind in PER_TARGET or not self.variants:
+            return None
+        have = frozenset(features)
+        best: Root | None = None
+        for (t, k, _), roots in self._by.items():
+            if t != target or k == kind or k == "raised" or k in PER_TARGET:
+                continue
+            for root in roots:
+                if root.features <= have and (best is None or len(root.features) > len(best.features)):
+                    best = root
+        return best
+
+    def alias(self, variant: Root, root: Root) -> None:
+        """Know ``variant`` as a variant of ``root``: what it would explain is a hit of ``root``."""
+        self._aliases.setdefault(variant.key, []).append((variant, root))
+
+    def _standing(self, root: Root) -> Root:
+        while root in self._replaced_by:
+            root = self._replaced_by[root]
+        return root
+
     def has(self, key: tuple[str, str, str]) -> bool:
         """Whether any root cause of this target, kind and crash state is known."""
-        return bool(self._by.get(key))
+        return bool(self._by.get(key)) or bool(self._aliases.get(key))
 
     def add(self, finding: Finding) -> list[Root]:
-        """Know ``finding``; the known root causes it replaces (strict supersets of its features)."""
+        """Know ``finding``; the known root causes it replaces: strict supersets of its features, and those of
+        other kinds that turn out to be its variants."""
         return self._add(Root.of(finding))
 
     def _add(self, root: Root) -> list[Root]:
         mine = self._by.setdefault((root.target, root.kind, root.state), [])
         replaced = [r for r in mine if root.features < r.features]
         mine[:] = [r for r in mine if r not in replaced] + [root]
+        for old in replaced:
+            self._replaced_by[old] = root
+        if self.variants and root.kind != "raised" and root.kind not in PER_TARGET:
+            # Known before it, its variants were taken for root causes of their own: whichever came first,
+            # the root cause is the one with fewer features.
+            for key, roots in self._by.items():
+                if key[0] != root.target or key[1] in (root.kind, "raised") or key[1] in PER_TARGET:
+                    continue
+                variants = [r for r in roots if root.features <= r.features]
+                roots[:] = [r for r in roots if r not in variants]
+                for old in variants:
+                    self._replaced_by[old] = root
+                    self._aliases.setdefault(old.key, []).append((old, root))
+                replaced += variants
         return replaced
 
     def __iter__(self) -> Iterator[Root]:
@@ -85,3 +167,9 @@ class Known:
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._by.values())
+
+
+def _core(state: str) -> str:
+    """A crash state cut to its exception type and :data:`SHARED_FRAMES` innermost frames."""
+    head, at, frames = state.partition(" at ")
+    return head + at + " < ".join(frames.split(" < ")[:SHARED_FRAMES]) if at else state

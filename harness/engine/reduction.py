@@ -86,13 +86,13 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
             if probes >= max_probes or (max_work is not None and work >= max_work):
                 return Reduced(best.case, best.observation, best.divergence, probes, False, work)
             probes += 1
-            smaller = render(candidate, edit[3] if edit[0] == "redraw" else None)
+            smaller = render(candidate, (edit[3], edit[1][:-1]) if edit[0] == "redraw" else None)
             payloads = chunks_of(smaller)
             work += len(payloads) + RENDER_WORK
             seen = observe(target, smaller, payloads, timeout)
             found = compare(smaller.expected, seen, target, expected_events(smaller))
-            # A redraw takes a call out and draws the rest of its stage at random, features and all:
-            # kept for the call it took out, since the sweeps that follow take those features out again.
+            # A redraw takes a call out and draws the rest of its stage at random: kept for the call it took
+            # out, since the sweeps that follow take out again what the stage drew.
             fewer = edit[0] == "redraw" and len(smaller.expected.calls) < len(best.case.expected.calls)
             if found and same_divergence(found[0], divergence) and (fewer or size(smaller) <= size(best.case)):
                 # The decisions the render used: a redraw's new ones, and none the case did not need.

@@ -13,13 +13,18 @@ known by construction (:func:`toolfuzz.judge.compare.compare`).
 A divergence is judged against what is known (:mod:`toolfuzz.engine.known`):
 
 * one whose case has all the minimal features of a known finding of the same
-  target, kind and crash state is a **hit** of it: counted, nothing more;
+  target, kind and crash state is a **hit** of it: counted, nothing more
+  (so is one of a target that builds on another, ``Target.builds_on``, that
+  a finding of the target below explains: targets run on each case in an
+  order that puts the one below first);
 * any other is reduced (:mod:`toolfuzz.engine.reduction`): its plan is
   edited down, each probe a re-render and one target run, until no edit
   keeps the divergence.  The features left are its minimal feature set, and
   its signature.  If a known finding has no more than those features, the
-  divergence was a hit after all; otherwise it is a new finding, which
-  replaces the known ones whose features it has strictly fewer of.
+  divergence was a hit after all; if a known root cause of another kind
+  has no more, it is a variant of that one, and a hit of it; otherwise it is
+  a new finding, which replaces the known ones whose features it has
+  strictly fewer of.
 
 Generation never waits long for reduction: reducing a new root cause takes
 a bounded number of probes, and all reducing together at most
@@ -47,7 +52,7 @@ from typing import Callable
 
 from toolfuzz.engine.database import SeedStore
 from toolfuzz.engine.events import Emit, Finding, Found, Progress, Stats
-from toolfuzz.engine.known import Known
+from toolfuzz.engine.known import Known, Root
 from toolfuzz.engine.reduction import RENDER_WORK, reduce
 from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.judge.compare import compare
@@ -93,15 +98,20 @@ def search(
     stop: Callable[[], bool] = lambda: False,
     enough: Callable[[Finding], bool] = lambda finding: False,
     reducing_share: float = REDUCING_SHARE,
+    variants: bool = True,
 ) -> tuple[list[Finding], Stats]:
     """Search until ``max_examples`` or ``budget`` seconds are spent, ``stop()`` says so, or a finding is ``enough``.
 
     ``on_case`` sees every case before any target runs on it (a worker records it there, so that a
     target that kills the process leaves it behind).  ``known`` holds what is already known (and
     learns what is found).  The findings are those still standing at the end: one replaced by a
-    more general one later in the search is not among them.
+    more general one later in the search is not among them.  With ``variants`` off, a finding of another
+    kind is never folded into a root cause as its variant.
     """
-    known = Known() if known is None else known
+    known = Known(variants=variants) if known is None else known
+    # A target others build on runs first on each case, so that what both get wrong is found in it and
+    # counted in the others as hits.
+    targets = sorted(targets, key=lambda t: bool(t.builds_on))
     stats = Stats()
     deadline = stats.started + budget
     findings: dict[str, Finding] = {}
@@ -121,21 +131,30 @@ def search(
 
     def settle(met: Finding, case_seed: int, when: tuple[int, float]) -> bool:
         """Reduce ``met`` and know it, or count it as a hit; True when it was enough to stop."""
-        hit = known.explaining(*met.key, met.features)
+        hit = _explained(known, met)
         if hit is not None:
-            stats.hit(hit.signature)
+            stats.hit(hit.signature, met.target.name)
             return False
         finding = _reduced(planner, met, stats, allowance(), timeout, emit)
-        hit = known.explaining(*finding.key, finding.features)
+        hit = _explained(known, finding)
         if hit is not None:
-            stats.hit(hit.signature)
+            stats.hit(hit.signature, met.target.name)
             return False
+        if not finding.unshrunk:
+            hit = known.variant_of(*finding.key, finding.features)
+            if hit is not None:
+                known.alias(Root.of(finding), hit)
+                stats.hit(hit.signature, met.target.name)
+                stats.also_as.setdefault(hit.signature, set()).add(finding.divergence.kind)
+                return False
         if database is not None:
             database.remember(case_seed)
         replaced = known.add(finding)
         stats.first_seen.setdefault(finding.signature, when)
         for old in replaced:
             stats.carry(old.signature, finding.signature)
+            if old.kind != finding.divergence.kind:
+                stats.also_as.setdefault(finding.signature, set()).add(old.kind)
             findings.pop(old.signature, None)
         findings[finding.signature] = finding
         stats.divergences[finding.target.name] = stats.divergences.get(finding.target.name, 0) + 1
@@ -179,9 +198,9 @@ def search(
                 # The others on the same case are that mistake seen from another side, as often as not.
                 for divergence in compare(case.expected, observation, target, events)[:1]:
                     met = Finding(target, divergence, case, observation, plain, seed)
-                    hit = known.explaining(*met.key, met.features)
+                    hit = _explained(known, met)
                     if hit is not None:
-                        stats.hit(hit.signature)
+                        stats.hit(hit.signature, target.name)
                         continue
                     if stats.first_found_after is None:
                         stats.first_found_after = (stats.examples, stats.elapsed)
@@ -196,7 +215,7 @@ def search(
         for met, case_seed, when in pending:
             if done:
                 break
-            if allowance() > 0 or not known.has(met.key) or known.explaining(*met.key, met.features):
+            if allowance() > 0 or not known.has(met.key) or _explained(known, met):
                 done = settle(met, case_seed, when)
             else:
                 stats.unreduced += 1
@@ -206,10 +225,17 @@ def search(
     return list(findings.values()), stats
 
 
+def _explained(known: Known, finding: Finding) -> Root | None:
+    return known.explaining(*finding.key, finding.features, finding.target.builds_on)
+
+
 def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeout: float,
              emit: Emit) -> Finding:
-    """``met`` reduced to its minimal features, or as met when the share for reducing is spent."""
-    if allowance <= 0 or met.case.plan is None:
+    """``met`` reduced to its minimal features, or as met when the share for reducing is spent.
+
+    A ``timed_out`` one is kept as met: every probe that still showed it would cost the time limit.
+    """
+    if allowance <= 0 or met.case.plan is None or met.divergence.kind == "timed_out":
         return Finding(met.target, met.divergence, met.case, met.observation, met.plain, met.seed, unshrunk=True)
     started = time.monotonic()
     stats.reducing = f"{met.target.name}: {met.divergence.kind}"
@@ -236,7 +262,8 @@ def search_for_kind(target: Target, kind: str, planner: Planner, *, seed: int = 
     """
     tries: list[Stats] = []
     for attempt in range(attempts):
-        findings, stats = search([target], planner, seed=seed + attempt,
+        # Every kind a finding of its own: ``kind`` may be how some other kind's root cause also shows.
+        findings, stats = search([target], planner, seed=seed + attempt, variants=False,
                                  enough=lambda f: f.divergence.kind == kind, **options)
         tries.append(stats)
         mine = [f for f in findings if f.divergence.kind == kind]

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolfuzz.engine.events import Emit, Finding, Found, Note, Progress, Stats
-from toolfuzz.engine.known import Known
+from toolfuzz.engine.known import Known, Root
 from toolfuzz.engine.search import overrun
 from toolfuzz.engine.units import Unit
 from toolfuzz.engine.worker import WorkerConfig, arrived, main as worker_main, preload_for
@@ -218,13 +218,20 @@ class Supervisor:
         self._found(arrived(body, self.targets))
 
     def _found(self, finding: Finding) -> None:
-        hit = self.known.explaining(*finding.key, finding.features)
+        hit = self.known.explaining(*finding.key, finding.features, finding.target.builds_on)
+        if hit is None and not finding.unshrunk:
+            hit = self.known.variant_of(*finding.key, finding.features)
+            if hit is not None:
+                self.known.alias(Root.of(finding), hit)
+                self.stats.also_as.setdefault(hit.signature, set()).add(finding.divergence.kind)
         if hit is not None:
-            self.stats.hit(hit.signature)
+            self.stats.hit(hit.signature, finding.target.name)
             return
         replaced = self.known.add(finding)
         for old in replaced:
             self.stats.carry(old.signature, finding.signature)
+            if old.kind != finding.divergence.kind:
+                self.stats.also_as.setdefault(finding.signature, set()).add(old.kind)
         name = finding.target.name
         self.stats.divergences[name] = self.stats.divergences.get(name, 0) + 1
         self.emit(Found(finding, tuple(old.signature for old in replaced)))
@@ -295,7 +302,9 @@ class Supervisor:
         """The run's figures: every ended life's and every live one's, added up, with the supervisor's own."""
         own = self.stats
         stats = Stats(started=own.started, divergences=own.divergences, workers=own.workers, restarts=own.restarts,
-                      quarantined=own.quarantined, hits=dict(own.hits), first_seen=dict(own.first_seen))
+                      quarantined=own.quarantined, hits=dict(own.hits), first_seen=dict(own.first_seen),
+                      affected={sig: set(names) for sig, names in own.affected.items()},
+                      also_as={sig: set(kinds) for sig, kinds in own.also_as.items()})
         for _, done in self.finished:
             stats.add(done)
         for life in lives:

@@ -5,7 +5,10 @@ order listed, and a case reports each kind at most once, so that the same
 mistake is named the same way however the case that shows it was drawn.
 Association comes first: when calls are lost, made up or moved, the
 differences of the calls that still pair up are consequences and are not
-reported as further kinds.
+reported as further kinds.  A call whose id belongs to another choice is
+``choices_mixed`` even when text was lost on the way, and text moved
+between calls is compared without the characters a move can break (the
+two UTF-16 halves of one character sent to two calls).
 Comparison is exact on the arguments string (the wire's concatenation); a
 target that hands on different text for the same JSON value is its own kind,
 ``reserialised``, not lost data.
@@ -93,7 +96,8 @@ def compare(expected: Outcome, observation: Observation, target: Target,
         found.setdefault(kind, detail)
 
     pairs, lost, phantoms = _pair(expected.calls, observation.calls)
-    moved = _moved(expected.calls, observation.calls)
+    crossed = _crossed_choices(expected.calls, observation.calls) if "ids" in target.reports else None
+    moved = _moved(expected.calls, observation.calls) or ("choices_mixed" if crossed else None)
     for e in lost:
         if e.status != INCOMPLETE:
             if moved:
@@ -110,6 +114,8 @@ def compare(expected: Outcome, observation: Observation, target: Target,
     if moved and mismatched:
         e, o = mismatched[0]
         note(moved, f"{_where(e)}: expected {e.arguments[:60]!r}, got {o.arguments[:60]!r}")
+    if crossed and moved == "choices_mixed":
+        note(moved, crossed)
     if found:
         # Calls lost, made up or moved: differences in the calls that remain
         # paired are consequences, not further mistakes.
@@ -167,6 +173,14 @@ def _pair(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]):
         phantoms.extend(os_[len(es):])
     for os_ in have.values():
         phantoms.extend(os_)
+    # A call the stream left unfinished may be handed on as unfinished anywhere: known by its id in its
+    # choice, it is that call (not a loss and a phantom), since nothing of it can be run.
+    for e in [e for e in lost if e.status == INCOMPLETE and e.id]:
+        o = next((o for o in phantoms if not o.complete and o.choice == e.choice and o.id == e.id), None)
+        if o is not None:
+            lost.remove(e)
+            phantoms.remove(o)
+            pairs.append((e, o))
     return pairs, lost, phantoms
 
 
@@ -174,20 +188,51 @@ def _moved(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]) -> st
     """If no argument text was lost or made up but some went to the wrong call: which kind of move."""
     # An empty call at a position the other side does not have cannot have given or taken text: it is a
     # phantom or a loss, not a move.  At a shared position it may be the husk its text was moved out of.
+    # A call the stream left unfinished and the target left out gave no text to anyone: leaving it out is
+    # allowed.
     at_e, at_o = {(c.choice, c.index) for c in expected}, {(c.choice, c.index) for c in observed}
-    exp = [e for e in expected if e.arguments or (e.choice, e.index) in at_o]
+    exp = [e for e in expected if (e.arguments or (e.choice, e.index) in at_o)
+           and (e.status != INCOMPLETE or (e.choice, e.index) in at_o)]
     obs = [o for o in observed if o.arguments or (o.choice, o.index) in at_e]
-    if all(any(o.arguments == e.arguments and o.choice == e.choice and o.index == e.index for o in obs)
-           for e in exp) and len(obs) == len(exp):
+    # Compared without the characters a move can break, so that a call whose text only lost those where
+    # it is (its halves kept apart, say) has its arguments differ: nothing moved.
+    if all(any(_unbroken(o.arguments) == _unbroken(e.arguments) and o.choice == e.choice and o.index == e.index
+               for o in obs) for e in exp) and len(obs) == len(exp):
         return None
     def text(calls, choice=None):
-        return Counter("".join(c.arguments for c in calls if choice is None or c.choice == choice))
-    if text(expected) != text(observed) or not any(c.arguments for c in expected):
+        return Counter(_unbroken("".join(c.arguments for c in calls if choice is None or c.choice == choice)))
+    if text(exp) != text(observed) or not any(c.arguments for c in exp):
         return None
-    choices = {c.choice for c in expected} | {c.choice for c in observed}
-    if all(text(expected, ch) == text(observed, ch) for ch in choices):
+    choices = {c.choice for c in exp} | {c.choice for c in observed}
+    if all(text(exp, ch) == text(observed, ch) for ch in choices):
         return "arguments_misattributed"
     return "choices_mixed"
+
+
+#: What text moved to another call can lose on the way: a character outside the BMP whose UTF-16 halves
+#: went to two calls comes out as lone halves or as U+FFFD in each, so moved text is compared without them.
+_SPLITTABLE = re.compile("[\U00010000-\U0010ffff\ud800-\udfff\ufffd]")
+
+
+def _unbroken(text: str) -> str:
+    return text if text.isascii() else _SPLITTABLE.sub("", text)
+
+
+def _crossed_choices(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]) -> str | None:
+    """Where a call turns up in a choice the stream never gave it, known by its id; None if nowhere.
+
+    Text moved between choices is not always still all there (a choice cut short, halves of a character
+    split), but a call's id names the choice it belongs to when exactly one call of the stream has it.
+    """
+    owners: dict[str, set[int]] = {}
+    for e in expected:
+        if e.id:
+            owners.setdefault(e.id, set()).add(e.choice)
+    for o in observed:
+        choices = owners.get(o.id) if isinstance(o.id, str) else None
+        if choices is not None and len(choices) == 1 and o.choice not in choices:
+            return f"call {o.id!r} of choice {min(choices)} turned up in choice {o.choice}"
+    return None
 
 
 def _same_json(a: str, b: str) -> bool:

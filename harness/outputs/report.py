@@ -73,11 +73,7 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
     new = [d for d in divergences if d.get("file") == "written"]
     kinds = sorted({d["kind"] for d in divergences})
     stopped = summary.get("stopped_by") or "-"
-    # The same kind and features met in several targets is one mistake that several libraries share.
-    affected: dict[str, int] = {}
-    for d in divergences:
-        affected[_cause(d)] = affected.get(_cause(d), 0) + 1
-    ranked = sorted(divergences, key=lambda d: (d.get("file") != "written", -affected[_cause(d)], -d.get("hits", 0),
+    ranked = sorted(divergences, key=lambda d: (d.get("file") != "written", -len(_affected(d)), -d.get("hits", 0),
                                                 d["signature"]))
     blocks: list[tuple[str, Any]] = [
         ("h1", "toolfuzz run"),
@@ -88,9 +84,10 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
         ("table", [("target", "kind", "detail", "fixture")]
          + [(d["target"], d["kind"], d["detail"], d["fixture"]) for d in new]) if new else ("p", "None."),
         ("h2", "Root causes"),
-        ("table", [("target", "root cause", "new", "targets affected", "hits", "first seen")]
+        ("table", [("target", "root cause", "new", "targets affected", "hits", "also as", "first seen")]
          + [(d["target"], d["signature"].split("/", 1)[1], "yes" if d.get("file") == "written" else "",
-             str(affected[_cause(d)]), str(d.get("hits", 0)), _seen(d)) for d in ranked]) if ranked else ("p", "None."),
+             ", ".join(_affected(d)), str(d.get("hits", 0)), ", ".join(d.get("also_as", [])) or "-", _seen(d))
+            for d in ranked]) if ranked else ("p", "None."),
         ("h2", "Fixed findings"),
         ("table", [("target", "kind", "fixture")] + [(f["target"], f["kind"] or "-", f["fixture"]) for f in fixed])
         if fixed else ("p", "None."),
@@ -113,8 +110,9 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
     return blocks
 
 
-def _cause(divergence: dict[str, Any]) -> str:
-    return divergence["signature"].split("/", 1)[1]
+def _affected(divergence: dict[str, Any]) -> list[str]:
+    """The targets a root cause was met in: its own, and those built on it (``Target.builds_on``)."""
+    return [divergence["target"], *divergence.get("also_in", [])]
 
 
 def _seen(divergence: dict[str, Any]) -> str:

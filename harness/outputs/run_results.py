@@ -33,6 +33,8 @@ def summary(targets: list[Target], saved: Saved, stats: Stats, seed: int, profil
                      "divergences": [{"signature": f.signature, "kind": f.divergence.kind,
                                       "detail": f.divergence.detail, "fixture": str(p), "file": what,
                                       "hits": stats.hits.get(f.signature, 0),
+                                      "also_in": sorted(stats.affected.get(f.signature, ())),
+                                      "also_as": sorted(stats.also_as.get(f.signature, ())),
                                       "first_seen": _first_seen(stats, f.signature),
                                       "reduced": not f.unshrunk}
                                      for f, p, what in saved if f.target.name == t.name]}
@@ -63,10 +65,12 @@ def table(targets: list[Target], saved: Saved, stats: Stats) -> str:
         rows.append((t.name, t.level, str(len(mine)), str(hits), kinds, f"{stats.seconds_in.get(t.name, 0.0):.2f} s"))
     out = aligned(rows, rule=True) + "\n"
     if saved:
-        causes = [("root cause", "hits", "first seen")]
+        causes = [("root cause", "hits", "also in", "also as", "first seen")]
         for f, _, _ in sorted(saved, key=lambda s: (-stats.hits.get(s[0].signature, 0), s[0].signature)):
             seen = stats.first_seen.get(f.signature)
             causes.append((f.signature + (" (unshrunk)" if f.unshrunk else ""), str(stats.hits.get(f.signature, 0)),
+                           ", ".join(sorted(stats.affected.get(f.signature, ()))) or "-",
+                           ", ".join(sorted(stats.also_as.get(f.signature, ()))) or "-",
                            f"example {seen[0]}, {seen[1]:.1f} s" if seen else "-"))
         out += "\n" + aligned(causes, rule=True) + "\n"
     total = len(saved)

@@ -64,6 +64,7 @@ def assemble_with_chat_openai(chunks: list[dict[str, Any]]) -> list[dict[str, An
 TARGETS = (
     Target(name="langchain-openai", fn=quiet(assemble_with_chat_openai), level="events",
            reports=frozenset({"ids", "names", "completion"}), version=metadata.version("langchain-openai"),
+           builds_on="langchain-core",
            summary="langchain-openai ChatOpenAI._convert_chunk_to_generation_chunk, message chunks summed, "
                    "choices[0] only; complete = merged finish_reason tool_calls/stop"),
 )

@@ -24,13 +24,16 @@ def test_merge_reports_each_file_and_a_total(tmp_path, capsys):
     into = tmp_path / "corpus"
     code, out, err = run(capsys, "merge", KEY_BY_ID, SEED, "--into", into)
     assert (code, err) == (0, "")
-    assert out.splitlines()[-1] == (f"10 added, 0 replaced, 0 kept out, 0 folded into a root cause with fewer "
-                                    f"features, 0 removed for one with fewer (in {into})")
+    # The mutant's phantom_call fixture is a variant of its one mistake, found on the plainest stream.
+    assert out.splitlines()[-1] == (f"9 added, 0 replaced, 0 kept out, 1 folded into a root cause already there, "
+                                    f"0 removed for one with fewer features (in {into})")
+    assert (f"folded    {KEY_BY_ID / 'phantom_call--index-from-one.json'}  into "
+            f"selftest-key-by-id/arguments_misattributed/plain (a variant of it, as phantom_call)") in out
     # A folder's files keep their place under it.
     assert f"added     {into / 'arguments_misattributed--plain.json'}  from {KEY_BY_ID}" in out
     assert f"added     {into / 'cut-inside-string.json'}  from {SEED}" in out
     code, out, _ = run(capsys, "merge", KEY_BY_ID, "--into", into)
-    assert code == 0 and out.splitlines()[-1].startswith("0 added, 0 replaced, 2 kept out, 0 folded")
+    assert code == 0 and out.splitlines()[-1].startswith("0 added, 0 replaced, 1 kept out, 1 folded")
 
 
 def _with_features(source, target_dir, name, features):
@@ -57,8 +60,25 @@ def test_merge_folds_a_root_cause_seen_with_more_features_and_replaces_one_seen_
     code, out, _ = run(capsys, "merge", plain, "--into", into)
     assert code == 0 and [p.name for p in into.rglob("*.json")] == ["arguments_misattributed--plain.json"]
     assert f"removed   {into / 'crlf.json'}  (replaced by selftest-key-by-id/arguments_misattributed/plain" in out
-    assert out.splitlines()[-1].startswith("1 added, 0 replaced, 0 kept out, 0 folded into a root cause with fewer "
-                                           "features, 1 removed")
+    assert out.splitlines()[-1].startswith("1 added, 0 replaced, 0 kept out, 0 folded into a root cause already "
+                                           "there, 1 removed")
+
+
+def test_merge_folds_a_client_finding_into_the_same_root_cause_of_the_target_it_builds_on(tmp_path, capsys):
+    below = ROOT / "findings" / "openai" / "openai-stream-state--id_differs--new-id-continuations.json"
+    night = tmp_path / "night"
+    night.mkdir()
+    data = json.loads(below.read_text())
+    data["observed"] = {"openai-client": {**data["observed"]["openai-stream-state"], "level": "bytes"}}
+    data["features"] = sorted({*data["features"], "crlf"})
+    data["found"]["signature"] = "openai-client/id_differs/crlf+new-id-continuations"
+    # Named to sort first: the order of the files is not what puts the target below first.
+    (night / "a-client.json").write_text(json.dumps(data))
+    (night / "b-state.json").write_text(below.read_text())
+    code, out, _ = run(capsys, "merge", night, "--into", tmp_path / "corpus")
+    assert code == 0 and [p.name for p in (tmp_path / "corpus").iterdir()] == ["b-state.json"]
+    assert (f"folded    {night / 'a-client.json'}  into openai-stream-state/id_differs/new-id-continuations"
+            in out), out
 
 
 def test_merge_of_a_bad_fixture_is_one_line_naming_file_and_field(tmp_path, capsys):

@@ -69,10 +69,21 @@ def test_a_fixture_with_no_recorded_divergence_is_known_by_its_content(tmp_path)
 def test_merging_into_an_empty_corpus_adds_every_file_byte_for_byte_in_the_same_layout(tmp_path):
     into = tmp_path / "corpus"
     done = merge([str(FINDINGS)], into)
-    assert {m.action for m in done} == {"added"}
+    # langchain-openai sums its chunks with langchain-core (Target.builds_on): what it shares with
+    # langchain-core's fixtures is one root cause, folded into langchain-core's.  A mutant's fixtures
+    # of other kinds are variants of its one mistake.  Nothing else in the corpus is folded.
+    folded = [m for m in done if m.action == "folded"]
+    below = [m for m in folded if m.source.parent.name == "langchain-openai"]
+    assert below and all(m.detail.startswith("into langchain-core/") for m in below), below
+    variants = [m for m in folded if m not in below]
+    assert variants and all(m.source.parent.name.startswith("selftest-")
+                            and m.detail.startswith(f"into {m.source.parent.name}/") and "a variant" in m.detail
+                            for m in variants), variants
+    assert {m.action for m in done} == {"added", "folded"}
     for source in iter_fixture_paths([str(FINDINGS)]):
         copy = into / source.relative_to(FINDINGS)
-        assert copy.read_bytes() == source.read_bytes(), copy
+        if source not in {m.source for m in folded}:
+            assert copy.read_bytes() == source.read_bytes(), copy
     assert len(done) == len(iter_fixture_paths([str(FINDINGS)]))
 
 
@@ -80,8 +91,11 @@ def test_merging_the_same_fixtures_again_keeps_them_all_and_writes_nothing(tmp_p
     into = tmp_path / "corpus"
     merge([str(FINDINGS)], into)
     before = {p: p.stat().st_mtime_ns for p in into.rglob("*.json")}
+    first = {m.source.relative_to(FINDINGS): m.action for m in merge([str(FINDINGS)], tmp_path / "control")}
     again = merge([str(copy_tree(FINDINGS, tmp_path / "again"))], into)
-    assert {m.action for m in again} == {"kept"}
+    # What was added is kept; what was folded (tests above) is folded again.
+    assert {m.source.relative_to(tmp_path / "again"): "added" if m.action == "kept" else m.action
+            for m in again} == first
     assert {p: p.stat().st_mtime_ns for p in into.rglob("*.json")} == before
 
 

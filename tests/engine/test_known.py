@@ -43,3 +43,74 @@ def test_a_raise_is_clustered_by_its_crash_state_whatever_its_features():
     # Without a state (a cmd: target that said nothing of it) features tell raises apart as for any kind.
     known = Known([root({"crlf"}, kind="raised")])
     assert known.explaining("t", "raised", "", {"bom"}) is None
+
+
+def test_a_target_built_on_another_shares_its_root_causes():
+    below = root({"crlf"}, target="state")
+    raised = root({"bom"}, kind="raised", state="KeyError at lib.f < lib.g < adapter.run", target="state")
+    known = Known([below, raised])
+    assert known.explaining("client", "id_differs", "", {"crlf", "bom"}, builds_on="state") == below
+    assert known.explaining("client", "id_differs", "", {"bom"}, builds_on="state") is None
+    # Entered another way (the client's own frame further out), the innermost frames are the same place.
+    assert known.explaining("client", "raised", "KeyError at lib.f < lib.g < lib.client_loop", set(),
+                            builds_on="state") == raised
+    assert known.explaining("client", "raised", "KeyError at lib.f < lib.h < lib.client_loop", set(),
+                            builds_on="state") is None
+    # Without builds_on, another target's root causes explain nothing; a target's own come first.
+    assert known.explaining("client", "id_differs", "", {"crlf"}) is None
+    own = root({"crlf"}, target="client")
+    known._add(own)
+    assert known.explaining("client", "id_differs", "", {"crlf"}, builds_on="state") == own
+
+
+def test_running_out_of_time_is_one_root_cause_a_target_whatever_the_case():
+    known = Known([root({"large-arguments", "one-char-fragments"}, kind="timed_out")])
+    assert known.explaining("t", "timed_out", "", {"multi-call"}) is not None
+    assert known.explaining("u", "timed_out", "", {"large-arguments", "one-char-fragments"}) is None
+    # Other kinds still need the features.
+    known = Known([root({"large-arguments"}, kind="arguments_differ")])
+    assert known.explaining("t", "arguments_differ", "", {"multi-call"}) is None
+
+
+def test_a_reduced_finding_of_another_kind_that_needs_a_known_root_cause_s_features_is_its_variant():
+    mixed = root({"multi-choice"}, kind="choices_mixed")
+    known = Known([mixed, root({"multi-choice", "bom"}, kind="id_differs"),
+                   root({"bom"}, kind="raised", state="KeyError at m.f"), root({"crlf"}, kind="timed_out")])
+    # The closest (most features) root cause of another kind is named.
+    assert known.variant_of("t", "call_lost", "", {"multi-choice", "bom", "length"}).kind == "id_differs"
+    assert known.variant_of("t", "call_lost", "", {"multi-choice", "length"}) == mixed
+    # Not of its own kind (that is a hit or a new finding), not across targets, not from raises or timeouts,
+    # and never for a raise.
+    assert known.variant_of("t", "choices_mixed", "", {"multi-choice", "length"}) is None
+    assert known.variant_of("u", "call_lost", "", {"multi-choice"}) is None
+    assert known.variant_of("t", "call_lost", "", {"bom", "crlf"}) is None
+    assert known.variant_of("t", "raised", "KeyError at m.g", {"multi-choice"}) is None
+    # A root cause met on the plainest stream has every later finding of another kind as its variant.
+    plain = root(set(), kind="choices_mixed")
+    assert Known([plain]).variant_of("t", "call_lost", "", {"length"}) == plain
+
+
+def test_a_variant_explains_what_it_would_have_as_a_hit_of_its_root_cause_even_once_replaced():
+    known = Known([root({"multi-choice", "bom"}, kind="choices_mixed")])
+    lost = Root("t", "call_lost", "", frozenset({"multi-choice", "bom", "length"}))
+    known.alias(lost, known.variant_of(*lost.key, lost.features))
+    assert known.explaining("t", "call_lost", "", {"multi-choice", "bom", "length", "crlf"}).kind == "choices_mixed"
+    assert known.has(lost.key)
+    general = root({"multi-choice"}, kind="choices_mixed")
+    assert known._add(general) == [root({"multi-choice", "bom"}, kind="choices_mixed")]
+    assert known.explaining("t", "call_lost", "", {"multi-choice", "bom", "length"}) == general
+    # Aliases are not root causes of their own.
+    assert list(known) == [general]
+
+
+def test_a_root_cause_found_after_its_variants_takes_them_over():
+    phantom = root({"index-null", "error-chunk"}, kind="phantom_call")
+    known = Known([phantom, root({"index-null", "crlf"}, kind="raised", state="KeyError at m.f")])
+    general = root({"index-null"}, kind="arguments_misattributed")
+    assert known._add(general) == [phantom]
+    assert set(known) == {general, root({"index-null", "crlf"}, kind="raised", state="KeyError at m.f")}
+    assert known.explaining("t", "phantom_call", "", {"index-null", "error-chunk", "bom"}) == general
+    # Without variants, kinds stay apart.
+    apart = Known([phantom], variants=False)
+    assert apart._add(general) == [] and len(apart) == 2
+    assert apart.variant_of("t", "call_lost", "", {"index-null", "error-chunk"}) is None

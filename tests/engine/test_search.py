@@ -57,3 +57,34 @@ def test_a_search_for_one_kind_hands_back_only_that_kind():
 def test_a_kind_that_never_turns_up_ends_after_the_tries_allowed():
     mine, tries = search_for_kind(REFERENCE, "call_lost", PLAIN, seed=0, attempts=2, max_examples=60, budget=600)
     assert mine == [] and len(tries) == 2 and all(t.examples == 60 for t in tries)
+
+
+def test_a_target_built_on_another_counts_what_both_get_wrong_as_hits_of_the_one_below():
+    from dataclasses import replace
+    above = replace(SHARED, name="shared-buffer-client", builds_on=SHARED.name)
+    # Listed first, it still runs after the target it builds on, so the root cause is found below.
+    findings, stats = search([above, SHARED], Planner(), max_examples=600, budget=600, seed=2, plain=PLAIN_FEATURES)
+    signature = "selftest-shared-buffer/arguments_misattributed/interleaved+multi-call"
+    assert signature in {f.signature for f in findings}
+    assert not [f for f in findings if f.target.name == above.name and f.divergence.kind == "arguments_misattributed"]
+    assert stats.affected[signature] == {above.name}
+    alone, _ = search([above], Planner(), max_examples=600, budget=600, seed=2, plain=PLAIN_FEATURES)
+    assert "shared-buffer-client/arguments_misattributed/interleaved+multi-call" in {f.signature for f in alone}
+
+
+def test_a_mistake_that_shows_as_another_kind_on_other_streams_is_one_root_cause_with_its_variants():
+    from toolfuzz.targets.base import Target
+    from toolfuzz.targets.selftest.plain import assemble_chunks
+
+    def one_choice(chunks):
+        # Every choice's calls handed on as choice 0's: two calls at one position when both have one.
+        calls = assemble_chunks(chunks)
+        for call in calls:
+            call["choice"] = 0
+        return calls
+
+    findings, stats = search([Target("one-choice", one_choice)], Planner(profiles=["openai"]), max_examples=3000,
+                             budget=600, seed=1, plain=PLAIN_FEATURES)
+    assert [f.signature for f in findings] == ["one-choice/choices_mixed/multi-choice"]
+    # Met as another kind too, and counted as hits of it rather than reported again.
+    assert stats.also_as["one-choice/choices_mixed/multi-choice"] == {"arguments_misattributed"}

@@ -174,6 +174,41 @@ def test_arguments_split_off_their_call_at_the_same_position_are_a_move():
     assert kinds(TWO, edit(split)) == ["arguments_misattributed"]
 
 
+def test_text_moved_with_a_character_split_between_its_utf16_halves_is_still_a_move():
+    # A target that split a call in two between the halves of U+1D11E hands on U+FFFD in each part.
+    expected = Outcome((Call(0, 0, "call_1", "f", '{"a":"\U0001d11e"}', "complete"),))
+    observed = (ObservedCall(0, 0, "call_1", "f", '{"a":"\ufffd', True), ObservedCall(0, 1, None, "f", '\ufffd"}', True))
+    target = Target("split", right)
+    assert [d.kind for d in compare(expected, Observation(calls=observed), target)] == ["arguments_misattributed"]
+    lost = (ObservedCall(0, 0, "call_1", "f", '{"a":"\ufffd', True), ObservedCall(0, 1, None, "f", '"}', True))
+    assert [d.kind for d in compare(expected, Observation(calls=lost), target)] == ["arguments_misattributed"]
+    # Text that is really gone is not a move, whatever characters are left out of the comparison.
+    gone = (ObservedCall(0, 0, "call_1", "f", '{"a":"', True), ObservedCall(0, 1, None, "f", "}", True))
+    assert [d.kind for d in compare(expected, Observation(calls=gone), target)] == ["phantom_call"]
+
+
+def test_a_call_in_a_choice_its_id_does_not_belong_to_is_choices_mixed_even_with_text_lost():
+    expected = Outcome((Call(0, 0, "call_1", "f", '{"a":1}', "complete"),
+                        Call(1, 0, "call_2", "f", '{"a":2}', "incomplete")))
+    # Choice 1's call merged into choice 0 and its text lost on the way: not a phantom and a loss.
+    observed = (ObservedCall(0, 0, "call_2", "f", '{"a":2}', True), ObservedCall(0, 0, "call_1", "f", "", True))
+    assert kinds_of(expected, observed) == ["choices_mixed"]
+    # Only a target that claims ids is judged by them.
+    assert kinds_of(expected, observed, frozenset({"completion"})) == ["phantom_call"]
+    # An id that two choices share names neither.
+    shared = Outcome((Call(0, 0, "call_2", "f", '{"a":1}', "complete"),
+                      Call(1, 0, "call_2", "f", '{"a":2}', "incomplete")))
+    assert kinds_of(shared, observed) == ["phantom_call"]
+    # Only ids crossed: the texts are where they belong, the ids are not.
+    crossed = (ObservedCall(0, 0, "call_2", "f", '{"a":1}', True), ObservedCall(1, 0, "call_1", "f", '{"a":2}', False))
+    assert kinds_of(expected, crossed) == ["choices_mixed"]
+
+
+def kinds_of(expected, observed, reports=None):
+    target = Target("hand-made", right, reports=reports or Target("x", right).reports)
+    return [d.kind for d in compare(expected, Observation(calls=observed), target)]
+
+
 def test_timed_out():
     # Spins far past the limit, then gives up and answers: a limit that never fires shows as another
     # kind (call_lost) after a while, not as a test that hangs.
@@ -220,3 +255,25 @@ def test_error_differs_for_a_target_that_claims_errors():
     assert kinds(CUT, ends_with("server_error"), reports=claims) == ["error_differs"]
     # Not claimed, not judged: the same answer from a plain target is no divergence.
     assert kinds(CUT, lambda chunks: right(chunks)) == []
+
+
+def test_a_character_kept_as_its_two_halves_in_its_own_call_is_arguments_differ_not_a_move():
+    expected = Outcome((Call(0, 0, "call_1", "f", '{"a":"\U0001d11e"}', "complete"),))
+    observed = (ObservedCall(0, 0, "call_1", "f", '{"a":"\ud834\udd1e"}', True),)
+    assert kinds_of(expected, observed) == ["arguments_differ"]
+
+
+def test_an_unfinished_call_handed_on_as_unfinished_under_another_index_is_that_call():
+    expected = Outcome((Call(0, 0, "call_1", "f", "", "incomplete"),))
+    assert kinds_of(expected, (ObservedCall(0, None, "call_1", "f", "", False),)) == []
+    # Handed on as complete it is not taken for that call: a call the stream never made, and one that can run.
+    assert kinds_of(expected, (ObservedCall(0, None, "call_1", "f", "", True),)) == ["phantom_call"]
+    assert kinds_of(expected, (ObservedCall(0, None, "call_9", "f", "", False),)) == ["phantom_call"]
+
+
+def test_text_moved_beside_an_unfinished_call_left_out_is_still_a_move():
+    expected = Outcome((Call(0, 0, "call_1", "f", '{"a":1}', "complete"),
+                        Call(1, 0, "call_2", "f", '{"b":2}', "incomplete")))
+    # Choice 1's unfinished call is left out (allowed); choice 0's text split off its call.
+    observed = (ObservedCall(0, 0, "call_1", "f", '"a":1}', True), ObservedCall(0, 0, None, None, "{", True))
+    assert kinds_of(expected, observed) == ["arguments_misattributed"]

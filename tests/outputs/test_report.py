@@ -46,7 +46,8 @@ def test_a_report_names_new_findings_and_those_since_fixed(tmp_path, capsys):
     # Ranked: every root cause of the run, new, with its hits (the later divergences folded into it).
     for d in divergences:
         row = next(line for line in causes.splitlines() if d["signature"].split("/", 1)[1] in line)
-        assert f"| yes | 1 | {d['hits']} | example {d['first_seen']['examples']}," in row, row
+        also = ", ".join(d["also_as"]) or "-"
+        assert f"| yes | {TARGET} | {d['hits']} | {also} | example {d['first_seen']['examples']}," in row, row
     fixed_section = text.split("## Fixed findings")[1].split("##")[0]
     assert str(fixed) in fixed_section and str(still) not in fixed_section and str(still) not in new_section
     assert load(fixed).observed["selftest-plain"]["verdict"] == "diverges"
