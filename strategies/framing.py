@@ -63,6 +63,11 @@ def _escape_surrogates(text: str) -> str:
 _WRITERS = ("compact", "spaced", "ascii", "orjson")
 
 
+# Made once: json.dumps builds an encoder on every call that passes options, a few per cent of a case.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_SPACED = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
+
 def write_payload(body: Any, writer: str) -> str:
     if isinstance(body, str):
         return body
@@ -73,7 +78,7 @@ def write_payload(body: Any, writer: str) -> str:
             writer = "compact"
     if writer == "ascii":
         return json.dumps(body)
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":") if writer == "compact" else (", ", ": "))
+    text = (_COMPACT if writer == "compact" else _SPACED).encode(body)
     # A lone surrogate cannot be UTF-8: write it as the escape a server sends.
     return _escape_surrogates(text) if _LONE_SURROGATE.search(text) else text
 

@@ -186,7 +186,7 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
             if general is not None:
                 done.append(Merged("folded", general.path, entry.path, sig, f"into {general.signature}"))
                 continue
-            variant = _variant_of(have, mine)
+            variant = _variant_of(have, mine, below.get(mine.target, ""))
             if variant is not None:
                 done.append(Merged("folded", variant.path, entry.path, sig,
                                    f"into {variant.signature} (a variant of it, as {mine.kind})"))
@@ -220,10 +220,10 @@ def _more_general(have: dict[str, Entry], mine: Root, builds_on: str) -> Entry |
     return None
 
 
-def _variant_of(have: dict[str, Entry], mine: Root) -> Entry | None:
+def _variant_of(have: dict[str, Entry], mine: Root, builds_on: str) -> Entry | None:
     """The corpus fixture whose root cause ``mine`` is a variant of (:meth:`Known.variant_of`), if any."""
     roots = {root: entry for entry in have.values() if (root := root_of(entry.fixture)) is not None}
-    found = Known(roots).variant_of(*mine.key, mine.features)
+    found = Known(roots).variant_of(*mine.key, mine.features, builds_on)
     return None if found is None else roots[found]
 
 

@@ -100,7 +100,8 @@ class Known:
                 return root
         return None
 
-    def variant_of(self, target: str, kind: str, state: str, features: Iterable[str]) -> Root | None:
+    def variant_of(self, target: str, kind: str, state: str, features: Iterable[str],
+                   builds_on: str = "") -> Root | None:
         """The known root cause of ``target`` that a reduced finding of another kind is a variant of, if any.
 
         A finding whose *minimal* features hold all the (not plain) features of a known root cause of
@@ -108,15 +109,16 @@ class Known:
         kind (a choice mixed up reads as a call lost when the other choice was cut short).  A root cause
         met on the plainest stream (no features) has every later finding of its target as a variant:
         a target wrong on the plainest stream is wrong everywhere, and what else it gets wrong waits for
-        that to be fixed.  Only after reducing, and never for raises (their crash state tells them apart)
-        or for running out of time; the known root cause with most features is the one named.
+        that to be fixed.  The root causes of the target ``target`` builds on count as its own.  Only
+        after reducing, and never for raises (their crash state tells them apart) or for running out of
+        time; the known root cause with most features is the one named.
         """
         if kind == "raised" or kind in PER_TARGET or not self.variants:
             return None
         have = frozenset(features)
         best: Root | None = None
         for (t, k, _), roots in self._by.items():
-            if t != target or k == kind or k == "raised" or k in PER_TARGET:
+            if (t != target and (not builds_on or t != builds_on)) or k == kind or k == "raised" or k in PER_TARGET:
                 continue
             for root in roots:
                 if root.features <= have and (best is None or len(root.features) > len(best.features)):

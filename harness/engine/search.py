@@ -141,7 +141,7 @@ def search(
             stats.hit(hit.signature, met.target.name)
             return False
         if not finding.unshrunk:
-            hit = known.variant_of(*finding.key, finding.features)
+            hit = known.variant_of(*finding.key, finding.features, finding.target.builds_on)
             if hit is not None:
                 known.alias(Root.of(finding), hit)
                 stats.hit(hit.signature, met.target.name)

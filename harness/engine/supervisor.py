@@ -220,7 +220,7 @@ class Supervisor:
     def _found(self, finding: Finding) -> None:
         hit = self.known.explaining(*finding.key, finding.features, finding.target.builds_on)
         if hit is None and not finding.unshrunk:
-            hit = self.known.variant_of(*finding.key, finding.features)
+            hit = self.known.variant_of(*finding.key, finding.features, finding.target.builds_on)
             if hit is not None:
                 self.known.alias(Root.of(finding), hit)
                 self.stats.also_as.setdefault(hit.signature, set()).add(finding.divergence.kind)

@@ -114,3 +114,11 @@ def test_a_root_cause_found_after_its_variants_takes_them_over():
     apart = Known([phantom], variants=False)
     assert apart._add(general) == [] and len(apart) == 2
     assert apart.variant_of("t", "call_lost", "", {"index-null", "error-chunk"}) is None
+
+
+def test_a_variant_may_be_of_a_root_cause_of_the_target_below():
+    below = root({"interleaved", "multi-call"}, kind="id_differs", target="state")
+    known = Known([below])
+    assert known.variant_of("client", "name_differs", "", {"interleaved", "multi-call", "no-first-id"},
+                            builds_on="state") == below
+    assert known.variant_of("client", "name_differs", "", {"interleaved", "multi-call", "no-first-id"}) is None
