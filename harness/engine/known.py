@@ -39,6 +39,8 @@ SHARED_FRAMES = 2
 #: large a case was, not what in it the target got wrong, and the features left after reducing one
 #: would depend on the machine's speed.
 PER_TARGET = frozenset({"timed_out", "hang", "memory"})
+#: Kinds told apart by what the target did, not by the calls it gave: never a variant, nor variants of theirs.
+_APART = PER_TARGET | {"raised", "crash", "blocked_action", "bad_return"}
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ class Known:
         return None
 
     def variant_of(self, target: str, kind: str, state: str, features: Iterable[str],
-                   builds_on: str = "") -> Root | None:
+                   builds_on: str = "", minimal: bool = True) -> Root | None:
         """The known root cause of ``target`` that a reduced finding of another kind is a variant of, if any.
 
         A finding whose *minimal* features hold all the (not plain) features of a known root cause of
@@ -109,19 +111,23 @@ class Known:
         kind (a choice mixed up reads as a call lost when the other choice was cut short).  A root cause
         met on the plainest stream (no features) has every later finding of its target as a variant:
         a target wrong on the plainest stream is wrong everywhere, and what else it gets wrong waits for
-        that to be fixed.  The root causes of the target ``target`` builds on count as its own.  Only
-        after reducing, and never for raises (their crash state tells them apart) or for running out of
-        time; the known root cause with most features is the one named.
+        that to be fixed.  The root causes of the target ``target`` builds on count as its own.  Never
+        for raises (their crash state tells them apart), crashes, blocked actions, bad returns or running
+        out of time; the known root cause
+        with most features is the one named.  Features not ``minimal`` (a finding kept as met, not
+        reduced) hold those of almost anything: such a finding is only a variant of a root cause that
+        needs no feature.
         """
-        if kind == "raised" or kind in PER_TARGET or not self.variants:
+        if kind in _APART or not self.variants:
             return None
         have = frozenset(features)
         best: Root | None = None
         for (t, k, _), roots in self._by.items():
-            if (t != target and (not builds_on or t != builds_on)) or k == kind or k == "raised" or k in PER_TARGET:
+            if (t != target and (not builds_on or t != builds_on)) or k == kind or k in _APART:
                 continue
             for root in roots:
-                if root.features <= have and (best is None or len(root.features) > len(best.features)):
+                if (minimal or not root.features) and root.features <= have and (
+                        best is None or len(root.features) > len(best.features)):
                     best = root
         return best
 
@@ -149,11 +155,11 @@ class Known:
         mine[:] = [r for r in mine if r not in replaced] + [root]
         for old in replaced:
             self._replaced_by[old] = root
-        if self.variants and root.kind != "raised" and root.kind not in PER_TARGET:
+        if self.variants and root.kind not in _APART:
             # Known before it, its variants were taken for root causes of their own: whichever came first,
             # the root cause is the one with fewer features.
             for key, roots in self._by.items():
-                if key[0] != root.target or key[1] in (root.kind, "raised") or key[1] in PER_TARGET:
+                if key[0] != root.target or key[1] == root.kind or key[1] in _APART:
                     continue
                 variants = [r for r in roots if root.features <= r.features]
                 roots[:] = [r for r in roots if r not in variants]

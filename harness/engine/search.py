@@ -76,8 +76,9 @@ def overrun(budget: float) -> float:
     return REDUCING_SHARE * budget + 30
 
 
-#: Payloads a reduction may feed however little is left of the share: enough for a small case.
-_LEAST_WORK = 3000
+#: Payloads a reduction may feed however little is left of the share: enough to finish a small case's,
+#: since one cut off mid-way keeps features it does not need, each a second signature for one bug.
+_LEAST_WORK = 10_000
 #: Divergences waiting for the share to allow their reduction, at most; past that they are only counted.
 _MAX_PENDING = 500
 
@@ -140,13 +141,13 @@ def search(
         if hit is not None:
             stats.hit(hit.signature, met.target.name)
             return False
-        if not finding.unshrunk:
-            hit = known.variant_of(*finding.key, finding.features, finding.target.builds_on)
-            if hit is not None:
+        hit = known.variant_of(*finding.key, finding.features, finding.target.builds_on, minimal=not finding.unshrunk)
+        if hit is not None:
+            if not finding.unshrunk:
                 known.alias(Root.of(finding), hit)
-                stats.hit(hit.signature, met.target.name)
-                stats.also_as.setdefault(hit.signature, set()).add(finding.divergence.kind)
-                return False
+            stats.hit(hit.signature, met.target.name)
+            stats.also_as.setdefault(hit.signature, set()).add(finding.divergence.kind)
+            return False
         if database is not None:
             database.remember(case_seed)
         replaced = known.add(finding)

@@ -219,10 +219,12 @@ class Supervisor:
 
     def _found(self, finding: Finding) -> None:
         hit = self.known.explaining(*finding.key, finding.features, finding.target.builds_on)
-        if hit is None and not finding.unshrunk:
-            hit = self.known.variant_of(*finding.key, finding.features, finding.target.builds_on)
-            if hit is not None:
+        if hit is None:
+            hit = self.known.variant_of(*finding.key, finding.features, finding.target.builds_on,
+                                        minimal=not finding.unshrunk)
+            if hit is not None and not finding.unshrunk:
                 self.known.alias(Root.of(finding), hit)
+            if hit is not None:
                 self.stats.also_as.setdefault(hit.signature, set()).add(finding.divergence.kind)
         if hit is not None:
             self.stats.hit(hit.signature, finding.target.name)

@@ -122,3 +122,14 @@ def test_a_variant_may_be_of_a_root_cause_of_the_target_below():
     assert known.variant_of("client", "name_differs", "", {"interleaved", "multi-call", "no-first-id"},
                             builds_on="state") == below
     assert known.variant_of("client", "name_differs", "", {"interleaved", "multi-call", "no-first-id"}) is None
+
+
+def test_a_finding_kept_as_met_is_only_a_variant_of_a_root_cause_that_needs_no_feature():
+    known = Known([root({"multi-choice"}, kind="choices_mixed")])
+    assert known.variant_of("t", "call_lost", "", {"multi-choice", "bom"}, minimal=False) is None
+    plain = root(set(), kind="arguments_misattributed")
+    known = Known([plain])
+    assert known.variant_of("t", "call_lost", "", {"multi-choice", "bom"}, minimal=False) == plain
+    # What the process did rather than the calls it gave is never a variant.
+    assert known.variant_of("t", "crash", "", {"bom"}) is None
+    assert known.variant_of("t", "bad_return", "", {"bom"}) is None
