@@ -113,10 +113,9 @@ class Known:
         a target wrong on the plainest stream is wrong everywhere, and what else it gets wrong waits for
         that to be fixed.  The root causes of the target ``target`` builds on count as its own.  Never
         for raises (their crash state tells them apart), crashes, blocked actions, bad returns or running
-        out of time; the known root cause
-        with most features is the one named.  Features not ``minimal`` (a finding kept as met, not
-        reduced) hold those of almost anything: such a finding is only a variant of a root cause that
-        needs no feature.
+        out of time; the known root cause with most features is the one named.  Features not ``minimal``
+        (a finding kept as met, not reduced) hold those of almost anything: such a finding is only a
+        variant of a root cause that needs no feature.
         """
         if kind in _APART or not self.variants:
             return None
