@@ -79,6 +79,8 @@ def overrun(budget: float) -> float:
 #: Payloads a reduction may feed however little is left of the share: enough to finish a small case's,
 #: since one cut off mid-way keeps features it does not need, each a second signature for one bug.
 _LEAST_WORK = 10_000
+#: Payloads the search may feed past the share at its end, to reduce root causes met too late for it.
+_LAST_STRETCH = 5 * _LEAST_WORK
 #: Divergences waiting for the share to allow their reduction, at most; past that they are only counted.
 _MAX_PENDING = 500
 
@@ -130,13 +132,14 @@ def search(
         # the machine.
         return int(_FIRST_WORK + reducing_share / (1 - reducing_share) * stats.work) - stats.reducing_work
 
-    def settle(met: Finding, case_seed: int, when: tuple[int, float]) -> bool:
-        """Reduce ``met`` and know it, or count it as a hit; True when it was enough to stop."""
+    def settle(met: Finding, case_seed: int, when: tuple[int, float], least: int = 0) -> bool:
+        """Reduce ``met`` (with at least ``least`` work) and know it, or count it as a hit; True when it
+        was enough to stop."""
         hit = _explained(known, met)
         if hit is not None:
             stats.hit(hit.signature, met.target.name)
             return False
-        finding = _reduced(planner, met, stats, allowance(), timeout, emit)
+        finding = _reduced(planner, met, stats, max(allowance(), least), timeout, emit)
         hit = _explained(known, finding)
         if hit is not None:
             stats.hit(hit.signature, met.target.name)
@@ -211,13 +214,18 @@ def search(
                     elif len(pending) < _MAX_PENDING:
                         pending.append((met, case_seed, when))  # reduced when the share allows, or met as it is
         # What still waits is reduced in what is left of the share.  Past it, a divergence of a target,
-        # kind and crash state not seen before is kept as met (unshrunk: worth a look even so); one of a
-        # known key is most likely a known root cause in another guise, and is only counted.
+        # kind and crash state not seen before is still reduced, a small case's worth each, while the
+        # last stretch allows (a new root cause is worth its seconds; unshrunk, its stale features would
+        # be a signature of their own), and is kept as met after that; one of a known key is most likely
+        # a known root cause in another guise, and is only counted.
+        last_stretch = stats.reducing_work + _LAST_STRETCH
         for met, case_seed, when in pending:
             if done:
                 break
-            if allowance() > 0 or not known.has(met.key) or _explained(known, met):
+            if allowance() > 0 or _explained(known, met):
                 done = settle(met, case_seed, when)
+            elif not known.has(met.key):
+                done = settle(met, case_seed, when, _LEAST_WORK if stats.reducing_work < last_stretch else 0)
             else:
                 stats.unreduced += 1
     if done:
