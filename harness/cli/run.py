@@ -44,7 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="examples to generate at most (default: no bound; the budget ends the run)")
     p.add_argument("--budget", type=positive_seconds, default=DEFAULT_BUDGET, metavar="DURATION",
                    help=f"time to search, in seconds or like 30m, 8h (default {DEFAULT_BUDGET:g} s); reducing what "
-                   "still waits may run past it, within the share of the run reducing may take")
+                   "still waits may run past it, within the share of the run reducing may take and a short "
+                   "last stretch for root causes met too late for that share")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for a reproducible run (default: random)")
     p.add_argument("--findings", default="findings", metavar="DIR", help="where fixtures go (default findings/)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
