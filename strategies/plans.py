@@ -140,7 +140,7 @@ class Drawer:
         simplest = simplest_integer(lo, hi)
         v = _MISSING if self._given is None else self._given.get(key, _MISSING)
         if v is _MISSING or type(v) is not int:
-            rnd = (self._random(key) if self._under else self._rnd)
+            rnd = self._random(key)
             if rnd is None:
                 return simplest
             v = _random_integer(rnd, lo, hi)
@@ -156,7 +156,7 @@ class Drawer:
         key = self._key()
         v = _MISSING if self._given is None else self._given.get(key, _MISSING)
         if v is _MISSING:
-            rnd = (self._random(key) if self._under else self._rnd)
+            rnd = self._random(key)
             v = rnd is not None and rnd.random() < 0.5
         else:
             v = v is True
@@ -172,7 +172,7 @@ class Drawer:
         v = _MISSING if self._given is None else self._given.get(key, _MISSING)
         if v is not _MISSING and (type(v) is not str or not min_size <= len(v) <= max_size):
             v = simplest
-        rnd = (self._random(key) if self._under else self._rnd) if v is _MISSING else None
+        rnd = self._random(key) if v is _MISSING else None
         if v is _MISSING and rnd is None:
             v = simplest
         elif v is _MISSING:
@@ -202,7 +202,7 @@ class Drawer:
         v = _MISSING if self._given is None else self._given.get(key, _MISSING)
         if v is not _MISSING and (type(v) is not float or not low <= v <= high):
             v = simplest
-        rnd = (self._random(key) if self._under else self._rnd) if v is _MISSING else None
+        rnd = self._random(key) if v is _MISSING else None
         if v is _MISSING and rnd is None:
             v = simplest
         elif v is _MISSING:
@@ -228,7 +228,7 @@ class Drawer:
         key = self._key()
         v = _MISSING if self._given is None else self._given.get(key, _MISSING)
         if v is _MISSING:
-            rnd = (self._random(key) if self._under else self._rnd)
+            rnd = self._random(key)
             if rnd is None:
                 return simplest_of(strategy)
             pool = pool_of(strategy)

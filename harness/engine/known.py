@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from toolfuzz.engine.events import Finding, signature_of
+from toolfuzz.engine.events import Finding, Stats, signature_of
 
 __all__ = ["Known", "Root", "SHARED_FRAMES", "PER_TARGET"]
 
@@ -84,7 +84,7 @@ class Known:
         only describe the smallest case known for it.
         """
         have = frozenset(features)
-        own = self._explaining(self._by.get((target, kind, state), ()), kind, state, have)
+        own = self._first_hit(self._by.get((target, kind, state), ()), kind, state, have)
         if own is None:
             own = next((self._standing(main) for alias, main in self._aliases.get((target, kind, state), ())
                         if alias.features <= have), None)
@@ -93,10 +93,38 @@ class Known:
         core = _core(state)
         below = [r for key, roots in self._by.items() if key[:2] == (builds_on, kind) and _core(key[2]) == core
                  for r in roots]
-        return self._explaining(below, kind, state, have)
+        return self._first_hit(below, kind, state, have)
+
+    def explain(self, finding: Finding) -> Root | None:
+        """:meth:`explaining` for a finding of a target (which may build on another)."""
+        return self.explaining(*finding.key, finding.features, finding.target.builds_on)
+
+    def fold(self, finding: Finding, stats: Stats) -> list[Root] | None:
+        """Fold ``finding`` into what is known, and count it in ``stats``: None when it is a hit (of a known
+        root cause, or as a variant of one); else it is known now, and these are the root causes it replaced.
+
+        The one rule a search and the supervisor over its workers both fold by.
+        """
+        hit = self.explain(finding)
+        if hit is None:
+            hit = self.variant_of(*finding.key, finding.features, finding.target.builds_on,
+                                  minimal=not finding.unshrunk)
+            if hit is not None:
+                if not finding.unshrunk:
+                    self.alias(Root.of(finding), hit)
+                stats.also_as.setdefault(hit.signature, set()).add(finding.divergence.kind)
+        if hit is not None:
+            stats.hit(hit.signature, finding.target.name)
+            return None
+        replaced = self.add(finding)
+        for old in replaced:
+            stats.carry(old.signature, finding.signature)
+            if old.kind != finding.divergence.kind:
+                stats.also_as.setdefault(finding.signature, set()).add(old.kind)
+        return replaced
 
     @staticmethod
-    def _explaining(roots: Iterable[Root], kind: str, state: str, have: frozenset[str]) -> Root | None:
+    def _first_hit(roots: Iterable[Root], kind: str, state: str, have: frozenset[str]) -> Root | None:
         for root in roots:
             if (kind == "raised" and state) or kind in PER_TARGET or root.features <= have:
                 return root

@@ -52,7 +52,7 @@ from typing import Callable
 
 from toolfuzz.engine.database import SeedStore
 from toolfuzz.engine.events import Emit, Finding, Found, Progress, Stats
-from toolfuzz.engine.known import Known, Root
+from toolfuzz.engine.known import Known
 from toolfuzz.engine.reduction import RENDER_WORK, reduce
 from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.judge.compare import compare
@@ -135,30 +135,18 @@ def search(
     def settle(met: Finding, case_seed: int, when: tuple[int, float], least: int = 0) -> bool:
         """Reduce ``met`` (with at least ``least`` work) and know it, or count it as a hit; True when it
         was enough to stop."""
-        hit = _explained(known, met)
+        hit = known.explain(met)
         if hit is not None:
             stats.hit(hit.signature, met.target.name)
             return False
         finding = _reduced(planner, met, stats, max(allowance(), least), timeout, emit)
-        hit = _explained(known, finding)
-        if hit is not None:
-            stats.hit(hit.signature, met.target.name)
-            return False
-        hit = known.variant_of(*finding.key, finding.features, finding.target.builds_on, minimal=not finding.unshrunk)
-        if hit is not None:
-            if not finding.unshrunk:
-                known.alias(Root.of(finding), hit)
-            stats.hit(hit.signature, met.target.name)
-            stats.also_as.setdefault(hit.signature, set()).add(finding.divergence.kind)
+        replaced = known.fold(finding, stats)
+        if replaced is None:
             return False
         if database is not None:
             database.remember(case_seed)
-        replaced = known.add(finding)
         stats.first_seen.setdefault(finding.signature, when)
         for old in replaced:
-            stats.carry(old.signature, finding.signature)
-            if old.kind != finding.divergence.kind:
-                stats.also_as.setdefault(finding.signature, set()).add(old.kind)
             findings.pop(old.signature, None)
         findings[finding.signature] = finding
         stats.divergences[finding.target.name] = stats.divergences.get(finding.target.name, 0) + 1
@@ -202,7 +190,7 @@ def search(
                 # The others on the same case are that mistake seen from another side, as often as not.
                 for divergence in compare(case.expected, observation, target, events)[:1]:
                     met = Finding(target, divergence, case, observation, plain, seed)
-                    hit = _explained(known, met)
+                    hit = known.explain(met)
                     if hit is not None:
                         stats.hit(hit.signature, target.name)
                         continue
@@ -222,7 +210,7 @@ def search(
         for met, case_seed, when in pending:
             if done:
                 break
-            if allowance() > 0 or _explained(known, met):
+            if allowance() > 0 or known.explain(met):
                 done = settle(met, case_seed, when)
             elif not known.has(met.key):
                 done = settle(met, case_seed, when, _LEAST_WORK if stats.reducing_work < last_stretch else 0)
@@ -232,10 +220,6 @@ def search(
         stats.stopped_by = "found"
     emit(Progress(stats))
     return list(findings.values()), stats
-
-
-def _explained(known: Known, finding: Finding) -> Root | None:
-    return known.explaining(*finding.key, finding.features, finding.target.builds_on)
 
 
 def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeout: float,

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolfuzz.engine.events import Emit, Finding, Found, Note, Progress, Stats
-from toolfuzz.engine.known import Known, Root
+from toolfuzz.engine.known import Known
 from toolfuzz.engine.search import overrun
 from toolfuzz.engine.units import Unit
 from toolfuzz.engine.worker import WorkerConfig, arrived, main as worker_main, preload_for
@@ -218,22 +218,9 @@ class Supervisor:
         self._found(arrived(body, self.targets))
 
     def _found(self, finding: Finding) -> None:
-        hit = self.known.explaining(*finding.key, finding.features, finding.target.builds_on)
-        if hit is None:
-            hit = self.known.variant_of(*finding.key, finding.features, finding.target.builds_on,
-                                        minimal=not finding.unshrunk)
-            if hit is not None and not finding.unshrunk:
-                self.known.alias(Root.of(finding), hit)
-            if hit is not None:
-                self.stats.also_as.setdefault(hit.signature, set()).add(finding.divergence.kind)
-        if hit is not None:
-            self.stats.hit(hit.signature, finding.target.name)
+        replaced = self.known.fold(finding, self.stats)
+        if replaced is None:
             return
-        replaced = self.known.add(finding)
-        for old in replaced:
-            self.stats.carry(old.signature, finding.signature)
-            if old.kind != finding.divergence.kind:
-                self.stats.also_as.setdefault(finding.signature, set()).add(old.kind)
         name = finding.target.name
         self.stats.divergences[name] = self.stats.divergences.get(name, 0) + 1
         self.emit(Found(finding, tuple(old.signature for old in replaced)))
