@@ -20,7 +20,7 @@ from toolfuzz.strategies.arguments import validator
 from toolfuzz.strategies.expect import parses
 
 __all__ = ["stream_endings", "finish_reasons", "call_defects", "corrupt_text", "break_schema",
-           "unknown_name", "ENDINGS", "DEFECTS"]
+           "unknown_name", "ENDINGS", "DEFECTS", "ENDING_STAGES", "LENGTH_DECISION"]
 
 #: In shrink order.
 ENDINGS = ("done", "no-done", "after-done", "disconnect", "error-chunk", "error-event")
@@ -36,10 +36,16 @@ def stream_endings(draw: Any) -> str:
     return _ENDING_WEIGHTS[integer(draw, 0, len(_ENDING_WEIGHTS) - 1)]
 
 
+#: The stages that decide how a stream ends; every dialect names its own so (strategies.reduce swaps them).
+ENDING_STAGES = ("stream_endings", "finish_reasons")
+#: The decision of :func:`finish_reasons` that finishes a choice for ``length``: the plainest unfinished ending.
+LENGTH_DECISION = 8
+
+
 @stage
 def finish_reasons(draw: Any, completing: str) -> str:
     m = integer(draw, 0, 9)
-    return completing if m < 8 else ("length", "content_filter")[m - 8]
+    return completing if m < LENGTH_DECISION else ("length", "content_filter")[m - LENGTH_DECISION]
 
 
 @stage

@@ -14,6 +14,17 @@ toward the first of its choices (so one bug met under several endings is
 reported under the first ending that shows it), and halving a number or a
 text shortens a value, a count or a position.
 
+Lowering works within one stage; a stream can leave a call unfinished in
+stages of their own (a choice finishing for ``length``, the stream ending
+in a disconnect, an error, or without its last event), and one bug that
+hands out unfinished calls shows under each.  So before lowering, a swap
+trades every ending decision of the plan for the plainest unfinished
+ending, one choice finishing for ``length``: kept when the divergence
+stays, it reports all of them under that one.  Likewise a shift moves a
+call-shape profile that a plan switches on to each profile before it
+(``id-every-fragment`` for ``new-id-continuations``, say): one bug met under
+any of several profiles is reported under the first that shows it.
+
 The edits come biggest first (the stage holding most decisions, down to
 single decisions, then smaller values), because C-Reduce's lesson is that a
 reducer wins most by trying the largest cuts before the fine ones.  Each
@@ -27,13 +38,16 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterator, Mapping
 
+from toolfuzz.strategies.endings import ENDING_STAGES, LENGTH_DECISION
 from toolfuzz.strategies.plans import Key
 
-__all__ = ["Edit", "edits", "lowerings", "redraws", "apply"]
+__all__ = ["Edit", "edits", "lowerings", "redraws", "swaps", "shifts", "apply"]
 
 Edit = tuple  # ("stage" | "drop", prefix) | ("decision", key) | ("lower", key, value) | ("smaller", key)
 #                | ("redraw", key, value, seed): render what the edit left out of key's stage at random
 #                  from ``seed``
+#                | ("swap", choice): every ending decision out, and ``choice`` finishing for ``length``
+#                | ("shift", key, i): the profile switched on at ``key`` switched on at place ``i`` instead
 
 #: A decision up to this is a choice among a few (a profile, an ending, a mode): every lower value is
 #: tried, so that a bug met under any of several endings is reported under the first that shows it.
@@ -68,8 +82,38 @@ def redraws(plan: Mapping[Key, Any], tries: int = 6) -> Iterator[Edit]:
                     yield ("redraw", key, lower, t)
 
 
+def _ending(key: Key) -> bool:
+    return any(isinstance(part, str) and part.partition(":")[0] in ENDING_STAGES for part in key[:-1])
+
+
+def swaps(plan: Mapping[Key, Any]) -> Iterator[Edit]:
+    """The plan's endings traded for one choice finishing for ``length``, for each choice it has."""
+    if not plan:
+        return
+    top = next(iter(plan))[0]
+    choices = {"choice:0"} | {part for key in plan for part in key[1:-1]
+                               if isinstance(part, str) and part.startswith("choice:")}
+    for choice in sorted(choices, key=lambda c: int(c.partition(":")[2])):
+        yield ("swap", (top, choice))
+
+
+#: The stage whose decisions are alike switches, one a call-shape profile, in the order of PROFILES.
+_PROFILES = "profile_sets:0"
+
+
+def shifts(plan: Mapping[Key, Any]) -> Iterator[Edit]:
+    """Each profile switched on moved to each place before it, the first place first."""
+    for key in plan:
+        if len(key) >= 2 and key[-2] == _PROFILES:
+            for i in range(key[-1]):
+                yield ("shift", key, i)
+
+
 def lowerings(plan: Mapping[Key, Any]) -> Iterator[Edit]:
-    """Each small decision moved to each lower choice, lowest first: tried once nothing more comes out."""
+    """The swaps and shifts, then each small decision moved to each lower choice, lowest first: tried
+    once nothing more comes out."""
+    yield from swaps(plan)
+    yield from shifts(plan)
     for key, value in plan.items():
         if type(value) is int and 1 < value <= _FEW:
             for lower in range(1, value):
@@ -85,8 +129,15 @@ def apply(edit: Edit, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
         return kept if len(kept) < len(plan) else None
     if what == "drop":
         return _drop(plan, where)
+    if what == "swap":
+        return _swap(plan, where)
     if where not in plan:
         return None
+    if what == "shift":
+        to = (*where[:-1], edit[2])
+        if to in plan:
+            return None
+        return {(to if k == where else k): v for k, v in plan.items()}
     if what == "decision":
         return {k: v for k, v in plan.items() if k != where}
     if what in ("lower", "redraw"):
@@ -102,6 +153,17 @@ def apply(edit: Edit, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
         return None
     out = dict(plan)
     out[where] = smaller
+    return out
+
+
+def _swap(plan: Mapping[Key, Any], choice: Key) -> dict[Key, Any] | None:
+    """Every ending decision of ``plan`` out, and ``choice`` finishing for ``length``; None where the
+    endings are already no more than choices finishing for ``length`` (so that swaps never go round)."""
+    endings = {k: v for k, v in plan.items() if _ending(k)}
+    if not endings or all(k[-2] == "finish_reasons:0" and v == LENGTH_DECISION for k, v in endings.items()):
+        return None
+    out = {k: v for k, v in plan.items() if k not in endings}
+    out[(*choice, "finish_reasons:0", 0)] = LENGTH_DECISION
     return out
 
 

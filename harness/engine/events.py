@@ -156,6 +156,9 @@ class Stats:
     def carry(self, old: str, new: str) -> None:
         """``new`` replaced ``old``: its hits, the targets it was met in and its first sighting go with it."""
         self.hits[new] = self.hits.get(new, 0) + self.hits.pop(old, 0) + 1
+        target = old.partition("/")[0]
+        if not new.startswith(target + "/"):  # a root cause of a target built on new's
+            self.affected.setdefault(new, set()).add(target)
         for table in (self.affected, self.also_as):
             if old in table:
                 table.setdefault(new, set()).update(table.pop(old))

@@ -11,12 +11,18 @@ features are a strict subset of a known one's is more general: it
 **replaces** the known one (and takes over its hits).  A reduced finding of
 another kind whose minimal features hold all of a known root cause's is a
 **variant** of it (:meth:`Known.variant_of`): a hit, and what it explains
-from then on is too.
+from then on is too.  Raises are grouped likewise, as ClusterFuzz groups
+crashes whose states are alike: a raise of the same exception type from
+other frames, on a stream that needs all a known raise's features (the
+role chunk before an index from one, say, moves where the same mistake
+raises), is a variant of that raise.
 
 A target that runs inside another (``Target.builds_on``: the client on top
 of the stream state it feeds) shares that target's root causes: a
 divergence of it that a root cause of the target below explains is a hit of
-that root cause, reported once with both targets affected.  Their crash
+that root cause, reported once with both targets affected; and a root cause
+of the target below found after one of the target above that it explains
+takes that one over.  Their crash
 states are compared on :data:`SHARED_FRAMES` innermost frames, since how
 each is entered (the frames further out) differs by construction.
 
@@ -39,7 +45,8 @@ SHARED_FRAMES = 2
 #: large a case was, not what in it the target got wrong, and the features left after reducing one
 #: would depend on the machine's speed.
 PER_TARGET = frozenset({"timed_out", "hang", "memory"})
-#: Kinds told apart by what the target did, not by the calls it gave: never a variant, nor variants of theirs.
+#: Kinds told apart by what the target did, not by the calls it gave: never a variant of another kind, nor
+#: another kind a variant of theirs (raises are variants of raises, see Known.variant_of).
 _APART = PER_TARGET | {"raised", "crash", "blocked_action", "bad_return"}
 
 
@@ -72,6 +79,8 @@ class Known:
         #: Findings of another kind known to be a root cause's variants (:meth:`variant_of`), by key.
         self._aliases: dict[tuple[str, str, str], list[tuple[Root, Root]]] = {}
         self._replaced_by: dict[Root, Root] = {}
+        #: The target each target of a finding known here builds on (``Target.builds_on``), where it does.
+        self._below: dict[str, str] = {}
         for root in roots:
             self._add(root)
 
@@ -112,15 +121,15 @@ class Known:
             if hit is not None:
                 if not finding.unshrunk:
                     self.alias(Root.of(finding), hit)
-                stats.also_as.setdefault(hit.signature, set()).add(finding.divergence.kind)
+                stats.also_as.setdefault(hit.signature, set()).add(_shown(finding.divergence.kind, finding.state))
         if hit is not None:
             stats.hit(hit.signature, finding.target.name)
             return None
         replaced = self.add(finding)
         for old in replaced:
             stats.carry(old.signature, finding.signature)
-            if old.kind != finding.divergence.kind:
-                stats.also_as.setdefault(finding.signature, set()).add(old.kind)
+            if old.target == finding.target.name and old.key[1:] != finding.key[1:]:
+                stats.also_as.setdefault(finding.signature, set()).add(_shown(old.kind, old.state))
         return replaced
 
     @staticmethod
@@ -140,17 +149,17 @@ class Known:
         met on the plainest stream (no features) has every later finding of its target as a variant:
         a target wrong on the plainest stream is wrong everywhere, and what else it gets wrong waits for
         that to be fixed.  The root causes of the target ``target`` builds on count as its own.  Never
-        for raises (their crash state tells them apart), crashes, blocked actions, bad returns or running
-        out of time; the known root cause with most features is the one named.  Features not ``minimal``
-        (a finding kept as met, not reduced) hold those of almost anything: such a finding is only a
-        variant of a root cause that needs no feature.
+        for crashes, blocked actions, bad returns or running out of time; a raise is only a variant of a
+        raise of the same exception type from other frames.  The known root cause with most features is the
+        one named.  Features not ``minimal`` (a finding kept as met, not reduced) hold those of almost
+        anything: such a finding is only a variant of a root cause that needs no feature.
         """
-        if kind in _APART or not self.variants:
+        if not self.variants or (kind in _APART and not (kind == "raised" and state)):
             return None
         have = frozenset(features)
         best: Root | None = None
-        for (t, k, _), roots in self._by.items():
-            if (t != target and (not builds_on or t != builds_on)) or k == kind or k in _APART:
+        for (t, k, other), roots in self._by.items():
+            if (t != target and (not builds_on or t != builds_on)) or not _alike(kind, state, k, other):
                 continue
             for root in roots:
                 if (minimal or not root.features) and root.features <= have and (
@@ -174,6 +183,8 @@ class Known:
     def add(self, finding: Finding) -> list[Root]:
         """Know ``finding``; the known root causes it replaces: strict supersets of its features, and those of
         other kinds that turn out to be its variants."""
+        if finding.target.builds_on:
+            self._below[finding.target.name] = finding.target.builds_on
         return self._add(Root.of(finding))
 
     def _add(self, root: Root) -> list[Root]:
@@ -182,11 +193,21 @@ class Known:
         mine[:] = [r for r in mine if r not in replaced] + [root]
         for old in replaced:
             self._replaced_by[old] = root
-        if self.variants and root.kind not in _APART:
+        # Root causes of targets built on this one that it explains, found first because the case that met
+        # them showed this target another kind first (a case is reported once a target, by its first kind).
+        for (target, kind, state), roots in self._by.items():
+            if self._below.get(target) != root.target or kind != root.kind or _core(state) != _core(root.state):
+                continue
+            above = [r for r in roots if self._first_hit([root], kind, state, r.features) is not None]
+            roots[:] = [r for r in roots if r not in above]
+            for old in above:
+                self._replaced_by[old] = root
+            replaced += above
+        if self.variants and (root.kind not in _APART or (root.kind == "raised" and root.state)):
             # Known before it, its variants were taken for root causes of their own: whichever came first,
             # the root cause is the one with fewer features.
             for key, roots in self._by.items():
-                if key[0] != root.target or key[1] == root.kind or key[1] in _APART:
+                if key[0] != root.target or not _alike(key[1], key[2], root.kind, root.state):
                     continue
                 variants = [r for r in roots if root.features <= r.features]
                 roots[:] = [r for r in roots if r not in variants]
@@ -202,6 +223,20 @@ class Known:
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._by.values())
+
+
+def _alike(kind: str, state: str, other_kind: str, other_state: str) -> bool:
+    """Whether a finding of ``kind`` may be a variant of a root cause of ``other_kind`` (or the reverse):
+    two kinds the calls tell apart, or two raises of one exception type from other frames."""
+    if kind == "raised" or other_kind == "raised":
+        return (kind == other_kind and bool(state) and state != other_state
+                and state.partition(" at ")[0] == other_state.partition(" at ")[0])
+    return kind != other_kind and kind not in _APART and other_kind not in _APART
+
+
+def _shown(kind: str, state: str) -> str:
+    """How a variant is listed under "also as": its kind, and for a raise where it was raised."""
+    return f"{kind}[{state.split(' < ')[0]}]" if kind == "raised" and state else kind
 
 
 def _core(state: str) -> str:

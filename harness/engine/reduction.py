@@ -9,6 +9,12 @@ means the edit took away something the bug needs.  So the features left on
 the reduced case are the minimal feature set that a finding's signature is
 made of: a profile, a framing or a read cut that stays is one the bug needs.
 
+The first probes trade the case's endings for the plainest one (the
+swaps of :mod:`toolfuzz.strategies.reduce`), and a reduction stops as soon
+as its case is explained by a root cause already known (``explained``): a
+divergence met under a disconnect, of a bug already known under ``length``,
+is then a hit after a probe or two instead of a second signature.
+
 A reduction is bounded in probes (not in time, so that it reduces as far on
 any machine), and stops early when a sweep over every edit keeps none.
 """
@@ -21,7 +27,7 @@ from typing import Callable
 from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.sandbox import Observation, chunks_of, observe
-from toolfuzz.strategies.reduce import apply, edits, lowerings, redraws
+from toolfuzz.strategies.reduce import apply, edits, lowerings, redraws, swaps
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import Case
 
@@ -46,6 +52,8 @@ class Reduced:
     complete: bool
     #: The payloads its probes fed the target, in all: what the search counts reducing's share in.
     work: int = 0
+    #: Whether it stopped because its case was explained by a root cause already known.
+    explained: bool = False
 
 
 def same_divergence(a: Divergence, b: Divergence) -> bool:
@@ -54,12 +62,14 @@ def same_divergence(a: Divergence, b: Divergence) -> bool:
 
 def reduce(render: Callable[..., Case], target: Target, case: Case, observation: Observation,
            divergence: Divergence, *, timeout: float, max_probes: int = MAX_PROBES,
-           max_work: int | None = None, plain: frozenset[str] = frozenset()) -> Reduced:
+           max_work: int | None = None, plain: frozenset[str] = frozenset(),
+           explained: Callable[[Case, Observation, Divergence], bool] = lambda *_: False) -> Reduced:
     """The smallest case reached from ``case`` on which ``target`` still diverges as ``divergence`` says.
 
     Smaller means fewer features (those in ``plain`` not counted) first, then fewer calls, reads and
     bytes: a feature taken out is worth a longer wire (``[DONE]`` is longer than no ``[DONE]``).
-    It stops after ``max_probes`` probes, or once they have fed the target ``max_work`` payloads.
+    It stops after ``max_probes`` probes, or once they have fed the target ``max_work`` payloads, or
+    once ``explained`` says a case it kept is a hit of what is known.
     """
 
     def size(c: Case) -> tuple[int, ...]:
@@ -70,14 +80,15 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
     if plan is None:
         return Reduced(case, observation, divergence, 0, True)
     probes = work = 0
-    # Sweeps that take out until none takes anything, then one sweep that lowers what is left
-    # (few decisions by then); anything lowered may let more come out, so round again.
-    # Last, for a plan already small, lowerings with the rest of their stage drawn again.
-    passes = (edits, lowerings, redraws)
+    # First the endings swapped for the plainest, once.  Then sweeps that take out until none takes
+    # anything, then one sweep that lowers what is left (few decisions by then); anything lowered may
+    # let more come out, so round again.  Last, for a plan already small, lowerings with the rest of
+    # their stage drawn again.
+    passes = (swaps, edits, lowerings, redraws)
     phase = 0
     while True:
         kept = False
-        if phase == 2 and len(plan) > _SMALL_PLAN:
+        if phase == 3 and len(plan) > _SMALL_PLAN:
             break
         for edit in passes[phase](plan):
             candidate = apply(edit, plan)
@@ -94,15 +105,20 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
             # A redraw takes a call out and draws the rest of its stage at random: kept for the call it took
             # out, since the sweeps that follow take out again what the stage drew.
             fewer = edit[0] == "redraw" and len(smaller.expected.calls) < len(best.case.expected.calls)
-            if found and same_divergence(found[0], divergence) and (fewer or size(smaller) <= size(best.case)):
+            # A swap trades endings for the plainest one, a shift a profile for an earlier one: kept for that,
+            # though the wire may grow (``[DONE]`` is longer than none).
+            plainer = edit[0] in ("swap", "shift") and size(smaller)[0] <= size(best.case)[0]
+            if found and same_divergence(found[0], divergence) and (fewer or plainer or size(smaller) <= size(best.case)):
                 # The decisions the render used: a redraw's new ones, and none the case did not need.
                 plan, kept = smaller.plan, True
                 best = Reduced(smaller, seen, found[0], probes, False, work)
-                if phase == 2:
+                if explained(smaller, seen, found[0]):
+                    return Reduced(smaller, seen, found[0], probes, False, work, explained=True)
+                if phase == 3:
                     break
         if kept:
-            phase = 0
-        elif phase < 2:
+            phase = 1
+        elif phase < 3:
             phase += 1
         else:
             return Reduced(best.case, best.observation, best.divergence, probes, True, work)

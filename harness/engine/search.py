@@ -55,9 +55,9 @@ from toolfuzz.engine.events import Emit, Finding, Found, Progress, Stats
 from toolfuzz.engine.known import Known
 from toolfuzz.engine.reduction import RENDER_WORK, reduce
 from toolfuzz.engine.seeding import seeded_by_strategies_only
-from toolfuzz.judge.compare import compare
+from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
-from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.judge.sandbox import Observation, chunks_of, observe
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import Case
@@ -139,7 +139,7 @@ def search(
         if hit is not None:
             stats.hit(hit.signature, met.target.name)
             return False
-        finding = _reduced(planner, met, stats, max(allowance(), least), timeout, emit)
+        finding = _reduced(planner, met, stats, max(allowance(), least), timeout, emit, known)
         replaced = known.fold(finding, stats)
         if replaced is None:
             return False
@@ -223,8 +223,9 @@ def search(
 
 
 def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeout: float,
-             emit: Emit) -> Finding:
-    """``met`` reduced to its minimal features, or as met when the share for reducing is spent.
+             emit: Emit, known: Known) -> Finding:
+    """``met`` reduced to its minimal features, or as met when the share for reducing is spent; reduced
+    only until it is explained by what is ``known``, if it comes to be (then it folds as a hit).
 
     A ``timed_out`` one is kept as met: every probe that still showed it would cost the time limit.
     """
@@ -235,8 +236,11 @@ def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeo
     emit(Progress(stats))
     # One reduction may run past what is left of the share: cut off mid-way, its features would be
     # stale ones, and a stale feature makes a second signature for the same bug.
+    def explained(case: Case, observation: Observation, divergence: Divergence) -> bool:
+        return known.explain(Finding(met.target, divergence, case, observation, met.plain, met.seed)) is not None
+
     result = reduce(planner.render, met.target, met.case, met.observation, met.divergence, timeout=timeout,
-                    plain=met.plain, max_work=max(allowance, _LEAST_WORK))
+                    plain=met.plain, max_work=max(allowance, _LEAST_WORK), explained=explained)
     stats.reducing_seconds += time.monotonic() - started
     stats.probes += result.probes
     stats.reducing_work += result.work

@@ -19,10 +19,11 @@ from typing import Any, Collection, Sequence
 
 from toolfuzz.strategies.chunks import ERROR_MESSAGES
 from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS, Mark, call_features, expected_outcome, plan_calls
+from toolfuzz.strategies.endings import finish_reasons
 from toolfuzz.strategies.framing import Payload, framings
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
 from toolfuzz.strategies.reads import read_cuts, read_features
-from toolfuzz.strategies.stage import boolean, integer, pick, stage
+from toolfuzz.strategies.stage import boolean, integer, named, pick, stage
 from toolfuzz.vocabulary import COMPLETING, Case, SSEEvent, StreamError, Tool
 
 __all__ = ["typed_cases"]
@@ -46,11 +47,16 @@ def typed_cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: fr
                 module: ModuleType) -> Case:
     """Cases in the dialect ``module`` renders, for these tools' argument generators and profiles."""
     completing = COMPLETING[module.DIALECT]
-    active = _profiles(draw, module, allowed)
+    with named(draw, "profile_sets"):  # as chat's profiles are named (strategies.reduce.shifts)
+        active = _profiles(draw, module, allowed)
     planned = plan_calls(draw, generators, module.call_id, whole=bool(active & set(_WHOLE)))
-    finish = completing[0] if integer(draw, 0, 9) < 8 else module.UNFINISHED
+    # Named as chat's choices and endings are, so that one reduction pass (strategies.reduce.swaps)
+    # can trade any unfinished ending for the plainest one in every dialect.
+    with named(draw, "choice"):
+        finish = completing[0] if finish_reasons.draw(draw, completing[0]) == completing[0] else module.UNFINISHED
     items, interleaved = module.render(draw, planned, active, finish)
-    ending = pick(draw, module.ENDINGS)
+    with named(draw, "stream_endings"):
+        ending = pick(draw, module.ENDINGS)
     if ending == "no-done":
         items = items[:-1]  # the message finished, then the connection closed before message_stop
     elif ending == "after-done":

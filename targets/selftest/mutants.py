@@ -53,16 +53,19 @@ class SharedPlaceholder(PlainAssembler):
     """Gives every call that arrives without an id the same placeholder id, and keys by it."""
 
     def locate(self, ci: int, index: int | None, call_id: str | None, name: str | None) -> dict[str, Any]:
-        if name is None:
-            return self.latest.get(ci) or self.open(ci, 0)
-        key = call_id or PLACEHOLDER
-        for call in self.calls:
-            if call["choice"] == ci and call["id"] == key:
-                self.latest[ci] = call
-                return call
-        call = self.open(ci, self.opened.get(ci, 0) if index is None else index)
-        call["id"] = key
-        return call
+        # Fragments still follow their index: keying is wrong only where a call opens without an id.
+        if name and call_id is None:
+            for call in self.calls:
+                if call["choice"] == ci and call["id"] == PLACEHOLDER:
+                    if index is not None:
+                        self.by_key[(ci, index)] = call
+                    self.latest[ci] = call
+                    return call
+        return super().locate(ci, index, call_id, name)
+
+    def set_id(self, call: dict[str, Any], call_id: str | None) -> None:
+        if call["id"] is None:
+            call["id"] = call_id or PLACEHOLDER
 
 
 class BraceCompletion(PlainAssembler):

@@ -133,3 +133,36 @@ def test_a_finding_kept_as_met_is_only_a_variant_of_a_root_cause_that_needs_no_f
     # What the process did rather than the calls it gave is never a variant.
     assert known.variant_of("t", "crash", "", {"bom"}) is None
     assert known.variant_of("t", "bad_return", "", {"bom"}) is None
+
+
+def test_a_raise_of_the_same_type_from_other_frames_that_needs_a_known_raise_s_features_is_its_variant():
+    first = root({"index-from-one"}, kind="raised", state="IndexError at lib.build < lib.handle")
+    known = Known([first, root({"multi-choice"}, kind="choices_mixed")])
+    moved = "IndexError at lib.accumulate < lib.handle"
+    assert known.variant_of("t", "raised", moved, {"index-from-one", "role-chunk"}) == first
+    # Another exception type, a stream without the known raise's features, or another kind: apart.
+    assert known.variant_of("t", "raised", "TypeError at lib.accumulate < lib.handle",
+                            {"index-from-one", "role-chunk"}) is None
+    assert known.variant_of("t", "raised", moved, {"role-chunk"}) is None
+    assert known.variant_of("t", "raised", moved, {"multi-choice"}) is None
+    assert known.variant_of("t", "call_lost", "", {"index-from-one"}) is None
+    assert Known([first], variants=False).variant_of("t", "raised", moved, {"index-from-one", "role-chunk"}) is None
+    # Found after its variant, the raise that needs fewer features takes it over.
+    variant = root({"index-from-one", "role-chunk"}, kind="raised", state=moved)
+    later = Known([variant])
+    assert later._add(first) == [variant] and list(later) == [first]
+    assert later.explaining("t", "raised", moved, {"index-from-one", "role-chunk", "crlf"}) == first
+
+
+def test_a_root_cause_of_the_target_below_found_later_takes_over_those_above_it_explains():
+    above = root({"index-missing"}, kind="raised", state="TypeError at lib.f < lib.g < lib.client_loop", target="client")
+    lost = root({"bom", "crlf"}, target="client")
+    other = root({"crlf"}, kind="raised", state="TypeError at lib.h < lib.g < lib.client_loop", target="client")
+    known = Known([above, lost, other])
+    known._below["client"] = "state"
+    below = root({"index-missing", "role-chunk"}, kind="raised", state="TypeError at lib.f < lib.g < adapter.run",
+                 target="state")
+    assert known._add(below) == [above]
+    assert known._add(root({"bom"}, target="state")) == [lost]
+    assert set(known) == {below, other, root({"bom"}, target="state")}
+    assert known.explaining("client", "raised", above.state, {"index-missing"}, builds_on="state") == below

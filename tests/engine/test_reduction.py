@@ -12,6 +12,7 @@ from toolfuzz.targets.base import Target
 from toolfuzz.targets.selftest import SELFTEST
 
 SHARED = next(m for m in SELFTEST if m.name == "selftest-shared-buffer")
+HAND_OUT = next(m for m in SELFTEST if m.name == "selftest-hand-out-after-disconnect")
 PLANNER = Planner()
 
 
@@ -64,3 +65,33 @@ def test_a_case_without_a_plan_is_handed_back_as_it_is():
     bare = type(case)(reads=case.reads, expected=case.expected, tools=case.tools, features=case.features)
     reduced = reduce(PLANNER.render, SHARED, bare, seen, divergence, timeout=5.0)
     assert reduced.case is bare and reduced.probes == 0
+
+
+def test_a_call_handed_on_after_a_disconnect_is_reported_under_the_plainest_unfinished_ending():
+    ends = ("disconnect", "error-chunk", "error-event")
+    case = seen = divergence = None
+    for seed in range(2000):
+        drawn = PLANNER.draw(seed)
+        if {"length", "content-filter-finish"} & set(drawn.features) or not set(ends) & set(drawn.features):
+            continue
+        observed = observe(HAND_OUT, drawn, chunks_of(drawn), 5.0)
+        found = compare(drawn.expected, observed, HAND_OUT, expected_events(drawn))
+        if found and found[0].kind == "incomplete_handed_on":
+            case, seen, divergence = drawn, observed, found[0]
+            break
+    assert case is not None, "no call handed on after a cut-short stream in 2000 cases"
+    reduced = reduce(PLANNER.render, HAND_OUT, case, seen, divergence, timeout=5.0, plain=PLAIN_FEATURES)
+    assert reduced.complete and set(reduced.case.features) - PLAIN_FEATURES == {"length"}
+
+
+def test_a_reduction_stops_once_its_case_is_explained_by_what_is_known():
+    case, seen, divergence = first_divergence(SHARED)
+    asked = []
+
+    def explained(c, o, d):
+        asked.append(c)
+        return len(asked) == 2
+
+    reduced = reduce(PLANNER.render, SHARED, case, seen, divergence, timeout=5.0, plain=PLAIN_FEATURES,
+                     explained=explained)
+    assert reduced.explained and not reduced.complete and len(asked) == 2 and reduced.case is asked[-1]

@@ -12,6 +12,8 @@ from toolfuzz.targets.selftest import SELFTEST
 PLAIN = Planner(profiles=["openai"])
 SHARED = next(m for m in SELFTEST if m.name == "selftest-shared-buffer")
 READ_AS_DELTA = next(m for m in SELFTEST if m.name == "selftest-read-as-delta")
+HAND_OUT = next(m for m in SELFTEST if m.name == "selftest-hand-out-after-disconnect")
+CONCAT = next(m for m in SELFTEST if m.name == "selftest-concat-names-and-ids")
 
 
 def test_a_search_is_the_same_search_for_the_same_seed():
@@ -88,3 +90,22 @@ def test_a_mistake_that_shows_as_another_kind_on_other_streams_is_one_root_cause
     assert [f.signature for f in findings] == ["one-choice/choices_mixed/multi-choice"]
     # Met as another kind too, and counted as hits of it rather than reported again.
     assert stats.also_as["one-choice/choices_mixed/multi-choice"] == {"arguments_misattributed"}
+
+
+def test_calls_handed_on_under_every_unfinished_ending_are_one_root_cause():
+    ends = {"disconnect", "error-chunk", "error-event", "no-done"}
+    met = set()
+    findings, stats = search([HAND_OUT], Planner(), max_examples=1500, budget=600, seed=3, plain=PLAIN_FEATURES,
+                             on_case=lambda case: met.update(ends & set(case.features)))
+    signature = "selftest-hand-out-after-disconnect/incomplete_handed_on/length"
+    assert [f.signature for f in findings] == [signature]
+    assert met == ends and stats.hits[signature] > 50
+
+
+def test_one_mistake_met_under_several_profiles_is_reported_under_the_first():
+    findings, _ = search([CONCAT], Planner(), max_examples=1500, budget=600, seed=3, plain=PLAIN_FEATURES)
+    # Ids repeated on every fragment (id-every-fragment) or new ones on each (new-id-continuations) show one
+    # mistake: ids concatenated.  Names are the other field it concatenates.
+    assert sorted(f.signature for f in findings) == [
+        "selftest-concat-names-and-ids/id_differs/id-every-fragment",
+        "selftest-concat-names-and-ids/name_differs/name-every-fragment"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toolfuzz.strategies.cases import Planner
-from toolfuzz.strategies.reduce import apply, edits, lowerings, redraws
+from toolfuzz.strategies.reduce import apply, edits, lowerings, redraws, shifts, swaps
 
 
 PLAN = {("chat:0", 0): 1, ("chat:0", "choice:0", 0): 7, ("chat:0", "choice:0", "call:1", 0): 2,
@@ -48,3 +48,33 @@ def test_every_edit_of_a_drawn_plan_renders():
             planner.render(candidate)
             rendered += 1
     assert rendered > 20
+
+
+ENDED = {("cases:0", "profile_sets:0", 3): 5, ("cases:0", "choice:0", "finish_reasons:0", 0): 9,
+         ("cases:0", "choice:1", "call:0", 0): 4, ("cases:0", "stream_endings:0", 0): 7}
+
+
+def test_a_swap_trades_every_ending_for_one_choice_finishing_for_length():
+    assert [e for e in swaps(ENDED)] == [("swap", ("cases:0", "choice:0")), ("swap", ("cases:0", "choice:1"))]
+    swapped = apply(("swap", ("cases:0", "choice:1")), ENDED)
+    assert swapped == {("cases:0", "profile_sets:0", 3): 5, ("cases:0", "choice:1", "call:0", 0): 4,
+                       ("cases:0", "choice:1", "finish_reasons:0", 0): 8}
+    # Endings that are already no more than `length` are not swapped again: swaps never go round.
+    assert apply(("swap", ("cases:0", "choice:0")), swapped) is None
+    assert apply(("swap", ("cases:0", "choice:0")), {("cases:0", "choice:0", 0): 3}) is None
+
+
+def test_a_swap_renders_one_choice_finishing_for_length_and_nothing_else_unfinished():
+    planner = Planner(profiles=["openai"])
+    ended = next(c for c in map(planner.draw, range(2000)) if {"disconnect", "error-event"} & set(c.features))
+    swapped = planner.render(apply(("swap", ("cases:0", "choice:0")), ended.plan))
+    assert "length" in swapped.features and not {"disconnect", "error-event", "error-chunk"} & set(swapped.features)
+
+
+def test_a_shift_moves_a_profile_to_each_place_before_it():
+    assert [e for e in shifts(ENDED)] == [("shift", ("cases:0", "profile_sets:0", 3), i) for i in range(3)]
+    assert apply(("shift", ("cases:0", "profile_sets:0", 3), 1), ENDED) == {**{k: v for k, v in ENDED.items()
+                                                                              if k[1] != "profile_sets:0"},
+                                                                           ("cases:0", "profile_sets:0", 1): 5}
+    taken = {**ENDED, ("cases:0", "profile_sets:0", 1): 5}
+    assert apply(("shift", ("cases:0", "profile_sets:0", 3), 1), taken) is None
