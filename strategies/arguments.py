@@ -1,12 +1,20 @@
 """Arguments for a tool: valid values of its parameters schema.
 
 Two paths.  The common subset of tool schemas (objects, arrays, scalars,
-enum, const, local ``$ref``, anyOf/oneOf, bounds, lengths, pattern, the
-usual formats) is compiled here into strategies that draw adversarial
+enum, const, local ``$ref``, anyOf/oneOf, allOf, bounds, lengths, pattern,
+the usual formats) is compiled here into strategies that draw adversarial
 values directly.  Anything else goes to hypothesis-jsonschema, which is
 complete but about five times slower and knows nothing about what breaks
 assemblers.  Both paths end in a jsonschema check, so a value that reaches
 a case is valid whatever either path got wrong.
+
+hypothesis-jsonschema 0.23.1 cannot draw an object with Hypothesis 6.170.10
+or later, and toolfuzz must not hold a user's Hypothesis back.  So whether
+it can draw is asked once (:func:`fallback_problem`); where it cannot, a
+schema outside the subset is drawn by the fast path with the keywords it
+does not draw by left to the validity check (``multipleOf``, ``not``,
+``if``...), and one the fast path cannot draw at all is reported per tool
+(:mod:`toolfuzz.strategies.usable`), naming both versions.
 
 Open objects are generated closed: no undeclared keys.  Tool arguments
 almost never carry them, and leaving them out was measured at 4.4 times
@@ -31,7 +39,7 @@ from toolfuzz.vocabulary import Tool
 from toolfuzz.strategies.formats import FORMATS
 from toolfuzz.strategies.values import integers, json_values, numbers, strings
 
-__all__ = ["tool_arguments", "schema_values", "compile_schema", "Unsupported", "validator"]
+__all__ = ["tool_arguments", "schema_values", "compile_schema", "Unsupported", "validator", "fallback_problem"]
 
 _TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 #: Keywords that only annotate: they never change which values are valid.
@@ -43,8 +51,17 @@ _HANDLED = _ANNOTATIONS | frozenset({
     "type", "enum", "const", "$ref", "anyOf", "oneOf", "properties", "required",
     "additionalProperties", "maxProperties", "items", "minItems", "maxItems", "uniqueItems",
     "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum",
+    "exclusiveMaximum", "allOf",
 })
+#: Keywords the fast path does not draw by but may leave to the validity check every value passes: only
+#: where hypothesis-jsonschema cannot draw (then some of these schemas draw slowly, or not at all).
+_FILTERED = frozenset({
+    "multipleOf", "not", "if", "then", "else", "minProperties", "patternProperties", "propertyNames",
+    "dependentRequired", "dependentSchemas", "dependencies", "contains", "minContains", "maxContains",
+    "unevaluatedProperties", "unevaluatedItems",
+})
+_LOWER_BOUNDS = frozenset({"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"})
+_UPPER_BOUNDS = frozenset({"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"})
 
 
 class Unsupported(Exception):
@@ -74,14 +91,44 @@ def _cached(frozen: str) -> st.SearchStrategy[Any]:
 
     try:
         gen = compile_schema(schema)
-        fallback = st.composite(lambda draw: gen(draw))().filter(ok)
     except Unsupported:
-        from hypothesis_jsonschema import from_schema
+        problem = fallback_problem()
+        if problem is None:
+            from hypothesis_jsonschema import from_schema
 
-        # hypothesis-jsonschema knows the date and time formats but not uuid.
-        fallback = from_schema(schema, custom_formats={"uuid": FORMATS["uuid"]}).filter(ok)
-        gen = functools.partial(opaque, strategy=fallback)
+            # hypothesis-jsonschema knows the date and time formats but not uuid.
+            fallback = from_schema(schema, custom_formats={"uuid": FORMATS["uuid"]}).filter(ok)
+            return _valid_values(functools.partial(opaque, strategy=fallback), ok, fallback)
+        try:
+            gen = compile_schema(schema, lenient=True)
+        except Unsupported as e:
+            raise Unsupported(f"{e}: outside toolfuzz's own subset, and {problem}") from None
+    fallback = st.composite(lambda draw: gen(draw))().filter(ok)
     return _valid_values(gen, ok, fallback)
+
+
+_PROBE = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+
+
+@functools.cache
+def fallback_problem() -> str | None:
+    """Why hypothesis-jsonschema cannot draw with the installed Hypothesis, or None when it can.
+
+    from_schema() itself never fails; only a draw tells, so this draws once from a small object schema.
+    """
+    from importlib.metadata import version
+
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis_jsonschema import from_schema
+
+    try:
+        find(from_schema(_PROBE), lambda _: True,
+             settings=settings(max_examples=1, database=None, derandomize=True, phases=[Phase.generate],
+                               deadline=None, suppress_health_check=list(HealthCheck)))
+    except Exception as e:  # noqa: BLE001 - any failure means it cannot be used here
+        return (f"hypothesis-jsonschema {version('hypothesis-jsonschema')} cannot draw an object with hypothesis "
+                f"{version('hypothesis')} ({type(e).__name__}: {e})")
+    return None
 
 
 @stage
@@ -118,14 +165,19 @@ def tool_arguments(tool: Tool) -> st.SearchStrategy[Any]:
     return schema_values(tool.parameters)
 
 
-def compile_schema(schema: Mapping[str, Any]) -> Gen:
-    """The fast path; raises :class:`Unsupported` for schemas outside its subset."""
-    return _Compiler(schema).compile(schema, ())
+def compile_schema(schema: Mapping[str, Any], lenient: bool = False) -> Gen:
+    """The fast path; raises :class:`Unsupported` for schemas outside its subset.
+
+    ``lenient``: keywords it does not draw by but a validity check can enforce (``multipleOf``, ``not``...)
+    are left to that check instead of being unsupported.
+    """
+    return _Compiler(schema, lenient).compile(schema, ())
 
 
 class _Compiler:
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, Any], lenient: bool = False) -> None:
         self.root = root
+        self.handled = _HANDLED | _FILTERED if lenient else _HANDLED
 
     def resolve(self, ref: str, active: tuple[str, ...]) -> Mapping[str, Any]:
         if not ref.startswith("#"):
@@ -150,13 +202,13 @@ class _Compiler:
             return json_values.draw
         if schema is False or not isinstance(schema, dict):
             raise Unsupported("false schema")
-        unknown = set(schema) - _HANDLED
+        unknown = set(schema) - self.handled
         if unknown:
             raise Unsupported(f"keywords {sorted(unknown)}")
+        if "allOf" in schema or ("$ref" in schema and set(schema) - _ANNOTATIONS - {"$ref"}):
+            return self.compile(*self.merged(schema, active))
         if "$ref" in schema:
             ref = schema["$ref"]
-            if set(schema) - _ANNOTATIONS - {"$ref"}:
-                raise Unsupported("$ref beside other keywords")
             return self.compile(self.resolve(ref, active), (*active, ref))
         if "const" in schema:
             const = schema["const"]
@@ -191,6 +243,28 @@ class _Compiler:
         if not types or any(t not in _TYPES for t in types):
             raise Unsupported(f"type {types}")
         return _one_of([self.typed(t, schema, active) for t in types])
+
+    def merged(self, schema: dict[str, Any], active: tuple[str, ...]) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """``schema``'s allOf (and a ``$ref`` beside other keywords) merged into one schema: properties and
+        required joined, types met, the tighter bound kept.  Close enough to draw from, since every value
+        is checked against the schema itself after."""
+        parts: list[Any] = [{k: v for k, v in schema.items() if k not in ("allOf", "$ref")}]
+        if "$ref" in schema:
+            parts.append({"$ref": schema["$ref"]})
+        parts.extend(schema.get("allOf", ()))
+        out: dict[str, Any] = {}
+        for part in parts:
+            while isinstance(part, dict) and "$ref" in part and not set(part) - _ANNOTATIONS - {"$ref"}:
+                ref = part["$ref"]
+                part, active = self.resolve(ref, active), (*active, ref)
+            if part is True:
+                continue
+            if not isinstance(part, dict):
+                raise Unsupported("false schema in allOf")
+            if "allOf" in part or "$ref" in part:
+                part, active = self.merged(part, active)
+            out = _merge(out, part)
+        return out, active
 
     def typed(self, t: str, schema: dict[str, Any], active: tuple[str, ...]) -> Gen:
         if t == "null":
@@ -248,6 +322,35 @@ class _Compiler:
         if most is not None and most < len(required):
             raise Unsupported("maxProperties below required")
         return functools.partial(_objects, fields=fields, required=frozenset(required), most=most)
+
+
+def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for key, value in b.items():
+        if key not in out or key in _ANNOTATIONS:
+            out.setdefault(key, value)
+        elif key == "properties":
+            out[key] = {**out[key], **{name: {"allOf": [out[key][name], sub]} if name in out[key] else sub
+                                       for name, sub in value.items()}}
+        elif key == "required":
+            out[key] = list(dict.fromkeys([*out[key], *value]))
+        elif key == "type":
+            mine = [out[key]] if isinstance(out[key], str) else out[key]
+            theirs = [value] if isinstance(value, str) else value
+            met = [t for t in mine if t in theirs or (t == "integer" and "number" in theirs)] + \
+                [t for t in theirs if t == "integer" and "number" in mine and t not in mine]
+            if not met:
+                raise Unsupported(f"allOf of types {mine} and {theirs}, which never meet")
+            out[key] = met
+        elif key == "enum":
+            out[key] = [v for v in out[key] if v in value]
+        elif key in _LOWER_BOUNDS:
+            out[key] = max(out[key], value)
+        elif key in _UPPER_BOUNDS:
+            out[key] = min(out[key], value)
+        elif out[key] != value:
+            raise Unsupported(f"allOf with two different {key}")
+    return out
 
 
 def _one_of(branches: list[Gen]) -> Gen:

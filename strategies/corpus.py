@@ -6,6 +6,7 @@ lists, read with the same loader users' ``--tools`` files go through.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from importlib import resources
 from typing import Callable
@@ -32,17 +33,27 @@ def bundled_tools() -> tuple[Tool, ...]:
     return tuple(tools)
 
 
-def resolve_tools(path: str | None, say: Callable[[str], None]) -> tuple[Tool, ...]:
-    """Tools from a file, normalised, with every rewrite, rejection and unusable schema reported."""
+def resolve_tools(path: str | None, say: Callable[[str], None], verbose: bool = False) -> tuple[Tool, ...]:
+    """Tools from a file, normalised: each rejected or unusable tool reported on a line of its own, the
+    rewrites counted by kind on one line (``verbose``: each on a line of its own)."""
     if path is None:
         return bundled_tools()
+    notes: list[str] = []
     try:
-        loaded = load_tools(path)
+        loaded = load_tools(path, notes)
     except ToolFileError as e:
         raise UsageError(str(e)) from None
+    for note in notes:
+        say(f"{path}: {note}")
     tools, rewrites, rejected = normalise_tools(loaded)
-    for note in rewrites:
-        say(f"{path}: rewrote {note}")
+    if verbose:
+        for note in rewrites:
+            say(f"{path}: rewrote {note}")
+    elif rewrites:
+        kinds = Counter(note.note for note in rewrites)
+        say(f"{path}: rewrote {len(rewrites)} places in {len({note.tool for note in rewrites})} tools as JSON "
+            f"Schema: " + "; ".join(f"{text} ({n})" for text, n in kinds.most_common())
+            + " (--verbose lists each)")
     for problem in rejected:
         say(f"{path}: skipped {problem}")
     usable, skipped = usable_tools(tools)

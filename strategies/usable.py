@@ -9,7 +9,7 @@ from hypothesis.errors import HypothesisException
 from jsonschema.exceptions import SchemaError
 
 from toolfuzz.vocabulary import Tool
-from toolfuzz.strategies.arguments import tool_arguments, validator
+from toolfuzz.strategies.arguments import Unsupported, tool_arguments, validator
 
 __all__ = ["usable_tools"]
 
@@ -29,6 +29,8 @@ def _problem(tool: Tool) -> str | None:
     try:
         # from_schema() only fails when first drawn, so draw: that is the test.
         find(tool_arguments(tool), lambda _: True, settings=_ONCE)
+    except Unsupported as e:
+        return f"cannot generate arguments: {e}"[:500]
     except HypothesisException as e:
         return f"cannot generate arguments: {type(e).__name__}: {e}".strip()[:300]
     except Exception as e:  # noqa: BLE001 - a bad user schema must never end the run

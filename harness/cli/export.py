@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from toolfuzz.errors import UsageError
-from toolfuzz.outputs.export import FORMATS, render, stem_for
+from toolfuzz.outputs.export import FORMATS, PYTEST_MODULE, pytest_module, render, stem_for
 from toolfuzz.corpus.fixtures import write_atomic
 from toolfuzz.corpus.replay import load_fixtures
 from toolfuzz.targets.base import LEVELS
@@ -22,14 +22,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "export", help="write fixtures as JSON, JSON lines, raw SSE or standalone pytest modules",
         description="Write each fixture in a form another project consumes: json (chunks, expected outcome, "
         "tools), jsonl (the parsed chunks, one per line), sse (the raw wire bytes, the read cuts, the "
-        "expected outcome as `toolfuzz assemble` prints it, and the tools), or pytest (a standalone test "
-        "module with one marked place to plug in your assembler). File names come from the fixture names.")
+        "expected outcome as `toolfuzz assemble` prints it, and the tools), or pytest (the fixtures under "
+        f"cases/ and one module, {PYTEST_MODULE}, with one marked place to plug in your assembler, judging "
+        "every case as toolfuzz does). File names come from the fixture names.")
     p.add_argument("fixtures", nargs="+", metavar="FIXTURE", help="fixture file, or folder of *.json fixtures")
     p.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
     p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
     p.add_argument("--level", choices=LEVELS, default=None,
-                   help="pytest only: test an events-level assembler, given parsed chunks (default), or a "
-                   "bytes-level one, given the network reads")
+                   help="pytest only: the level of the assembler the module tests: events (parsed chunks, the "
+                   "default), bytes (the network reads) or sse (the reads, returning SSE events)")
     p.set_defaults(run=run)
 
 
@@ -46,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         stem = stem_for(loaded.fixture.name, taken, python=args.fmt == "pytest")
         for name, data in render(loaded.fixture, args.fmt, stem, args.level or "events"):
             files.append((out / name, data))
+    if args.fmt == "pytest":
+        files.append((out / PYTEST_MODULE, pytest_module(args.level or "events").encode("utf-8")))
     for path, data in files:
         try:
             write_atomic(path, data)

@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "{name, parameters} list or MCP {name, inputSchema} list; a file or folder). "
                    "Default: the bundled corpus")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress or notes on stderr")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="say each rewrite of the --tools schemas, not only their count by kind")
     add_dialect_option(p, "the wire dialect to write the calls in")
     p.set_defaults(run=run)
 
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         unknown = [p for p in args.profiles if p not in DIALECT_PROFILES[args.dialect]]
         if unknown:
             raise UsageError(f"unknown profile {unknown[0]!r} for --dialect {args.dialect}; see `toolfuzz profiles`")
-    tools = resolve_tools(args.tools, lambda text: _say(args, text))
+    tools = resolve_tools(args.tools, lambda text: _say(args, text), args.verbose)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out}: not a folder")

@@ -40,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", action="append", default=None, metavar="NAME",
                    help="restrict call shapes to this profile (repeatable; see toolfuzz profiles)")
     p.add_argument("--tools", metavar="FILE", help="tool schemas to generate from (default: the bundled corpus)")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="say each rewrite of the --tools schemas, not only their count by kind")
     p.add_argument("--max-examples", type=positive_int, default=None, metavar="N",
                    help="examples to generate at most (default: no bound; the budget ends the run)")
     p.add_argument("--budget", type=positive_seconds, default=DEFAULT_BUDGET, metavar="DURATION",
@@ -47,7 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "still waits may run past it, within the share of the run reducing may take and a short "
                    "last stretch for root causes met too late for that share")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for a reproducible run (default: random)")
-    p.add_argument("--findings", default="findings", metavar="DIR", help="where fixtures go (default findings/)")
+    p.add_argument("--findings", default=None, metavar="DIR",
+                   help="where fixtures go (default STATE/findings, out of any tracked folder; printed at the start)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.add_argument("--junit", metavar="FILE", help="also write the summary as JUnit XML")
     p.add_argument("--report", metavar="FILE.md|FILE.html",
@@ -76,8 +79,11 @@ def run(args: argparse.Namespace) -> int:
         budget=args.budget, seed=seed, timeout=args.timeout, workers=args.workers,
         shard=parse_shard(args.shard) if args.shard else None, memory_cap=args.memory_cap or None,
         state=Path(args.state),
-        database=args.database or (None if args.seed is not None else str(Path(args.state) / "db")))
-    root = Path(args.findings)
+        database=args.database or (None if args.seed is not None else str(Path(args.state) / "db")),
+        verbose=args.verbose)
+    # Not ./findings by default: run inside a project (this one included), a run must not mix its output into
+    # a tracked, curated folder unawares.
+    root = Path(args.findings) if args.findings is not None else Path(args.state) / "findings"
     # Every consumer of the run's events, in order: the writer first, so the terminal can say where a finding went.
     writer = FindingWriter(root)
     console = Console(sys.stderr, writer)

@@ -48,6 +48,8 @@ class RunConfig:
     state: Path = Path(".toolfuzz")
     #: Where failing examples are kept between runs (a path, ``redis://...``, or None).
     database: str | None = None
+    #: Whether each rewrite of the tool file's schemas is said, rather than their count by kind.
+    verbose: bool = False
 
 
 def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> Stats:
@@ -55,7 +57,7 @@ def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> 
     stopping = stopping or Stopping()
     names = [t.name for t in config.targets]
     # Built before anything runs, so that a bad tool file or profile is a usage error, not a dead worker.
-    planner = cases_for(config.tools, config.profiles, config.dialect, lambda text: emit(Note(text)))
+    planner = cases_for(config.tools, config.profiles, config.dialect, lambda text: emit(Note(text)), config.verbose)
     # Opened before anything runs, so that a store that cannot be reached is a usage error.
     store = open_database(config.database, namespace_for(names, config.profiles))
     emit(Started(tuple(names), config.seed, config.max_examples, config.budget, config.workers))

@@ -34,13 +34,13 @@ class Unit:
 
 
 def cases_for(tools: str | None, profiles: tuple[str, ...] | None, dialect: str | None,
-              say: Callable[[str], None] = lambda text: None) -> Planner:
+              say: Callable[[str], None] = lambda text: None, verbose: bool = False) -> Planner:
     """The planner of ``profiles``' cases for a tool file (None: the bundled tools) and a dialect (None: chat).
 
     A tool file that cannot be used, or profiles the dialect does not have, are a UsageError:
     the same for the run's own process and for each worker.
     """
-    loaded = strategies.resolve_tools(tools, say) if tools else None
+    loaded = strategies.resolve_tools(tools, say, verbose) if tools else None
     # --dialect is passed on only when it is set: the strategies' own default stands otherwise.
     dialect_option = {"dialect": dialect} if dialect else {}
     try:

@@ -31,6 +31,7 @@ from typing import Any
 from toolfuzz.errors import UsageError
 from toolfuzz.vocabulary import DIALECTS
 from toolfuzz.targets.base import LEVELS, Target
+from toolfuzz.targets import adapters
 from toolfuzz.targets.command import CommandError, command_target
 from toolfuzz.targets.registry import builtin_targets
 from toolfuzz.targets.selftest import SELFTEST
@@ -64,6 +65,9 @@ def resolve(spec: str, level: str = "events") -> list[Target]:
         return [builtins[spec]]
     if spec == "selftest":
         return list(SELFTEST)
+    why = adapters.unavailable(spec)
+    if why is not None:
+        raise UsageError(f"--target {spec}: a built-in target whose library is {why}")
     where, colon, attr = spec.rpartition(":")
     if not colon or not where or not attr:
         known = ", ".join(sorted(builtin_targets()))

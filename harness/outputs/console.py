@@ -31,7 +31,7 @@ class Console:
             n = len(event.targets)
             self.line(f"toolfuzz run: {n} target{'s' * (n != 1)}, seed {event.seed} (rerun with --seed "
                       f"{event.seed}), " + (f"up to {event.max_examples} examples or " if event.max_examples < 10**12
-                                            else "for ") + f"{event.budget:g} s")
+                                            else "for ") + f"{event.budget:g} s; findings go to {self.writer.root}/")
         elif isinstance(event, Note):
             self.line(f"note: {event.text}")
         elif isinstance(event, Found):

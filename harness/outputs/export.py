@@ -6,8 +6,10 @@
   (the cut offsets, and the command that replays it), ``<stem>.expected.json``
   (the outcome exactly as ``toolfuzz assemble`` prints it) and, when the case
   offers tools, ``<stem>.tools.json``;
-* ``pytest`` - ``test_<stem>.py``: a standalone pytest module that embeds the
-  case and tests an assembler plugged in at one marked place.
+* ``pytest`` - ``cases/<stem>.json``: the fixture, and once for the export
+  ``test_toolfuzz_regressions.py``: one module, parametrised over the cases,
+  with one marked place to plug an assembler in; it judges each case with
+  toolfuzz's own comparison (:func:`toolfuzz.testing.check_fixture`).
 
 The chunks are exactly what :func:`toolfuzz.judge.sandbox.observe` hands an
 events-level target: they are captured from it, not derived a second way.
@@ -15,19 +17,17 @@ events-level target: they are captured from it, not derived a second way.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
-import textwrap
 import unicodedata
 from typing import Any
 
-from toolfuzz.corpus.fixtures import Fixture
-from toolfuzz.vocabulary import INCOMPLETE, Case, Limits
+from toolfuzz.corpus.fixtures import Fixture, dumps
+from toolfuzz.vocabulary import Case, Limits
 from toolfuzz.judge.sandbox import chunks_of, parse_chunks
 
-__all__ = ["FORMATS", "MARK_BEGIN", "MARK_END", "events_of", "stem_for", "render"]
+__all__ = ["FORMATS", "MARK_BEGIN", "MARK_END", "PYTEST_MODULE", "events_of", "stem_for", "render", "pytest_module"]
 
 FORMATS = ("json", "jsonl", "sse", "pytest")
 #: The lines around the one place a user edits in an exported pytest module.
@@ -99,7 +99,8 @@ def render(fixture: Fixture, fmt: str, stem: str, level: str = "events") -> list
     if fmt == "sse":
         return _sse(case, stem, tools)
     if fmt == "pytest":
-        return [(f"test_{stem}.py", pytest_module(fixture, level).encode("utf-8"))]
+        # The fixture itself: the module (PYTEST_MODULE, written once) judges it as toolfuzz does.
+        return [(f"cases/{stem}.json", dumps(fixture).encode("utf-8"))]
     raise ValueError(f"unknown format {fmt!r}")
 
 
@@ -130,154 +131,58 @@ def _sse(case: Case, stem: str, tools: list[dict[str, Any]]) -> list[tuple[str, 
     return files
 
 
-# -- the standalone pytest module ----------------------------------------------
+# -- the pytest module --------------------------------------------------------
 
-def pytest_module(fixture: Fixture, level: str = "events") -> str:
-    case = fixture.case
-    expected = [{"choice": c.choice, "index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments,
-                 "finished": c.status != INCOMPLETE} for c in case.expected.calls]
-    if level == "bytes":
-        fed = "the network reads, a list of bytes in arrival order"
-        signature = "reads"
-        data = ("# The network reads, base64, in arrival order: the cuts fall where the server's bytes did.\n"
-                "READS = [\n" + "".join(f"    {base64.b64encode(r).decode('ascii')!r},\n" for r in case.reads)
-                + "]\n\n\ndef _input():\n    return [base64.b64decode(r) for r in READS]\n")
-    else:
-        fed = "the parsed chat.completion.chunk objects, a list of dicts in order"
-        signature = "chunks"
-        data = ("# The parsed chat.completion.chunk objects, one JSON text each, in order.\n"
-                "CHUNKS = [\n" + "".join(f"    {_compact(c)!r},\n" for c in events_of(case))
-                + "]\n\n\ndef _input():\n"
-                "    # Fresh objects for every test: an assembler that changes them cannot affect the next.\n"
-                "    return [json.loads(c) for c in CHUNKS]\n")
-    description = " ".join(fixture.description.split()) or "(no description)"
-    header = _docstring([f"toolfuzz case: {fixture.name}", "", *textwrap.wrap(description, 76), "",
-                         "Plug your assembler in at the one marked place below, then run pytest on this",
-                         "file; it needs pytest, not toolfuzz."])
-    return _TEMPLATE.format(
-        header=header, imports="import base64\nimport json" if level == "bytes" else "import json", begin=MARK_BEGIN, end=MARK_END, signature=signature, fed=fed,
-        data=data, expected="[\n" + "".join(f"    {_compact(e)!r},\n" for e in expected) + "]",
-    )
+#: The one module a pytest export writes beside its ``cases/`` folder.
+PYTEST_MODULE = "test_toolfuzz_regressions.py"
 
 
-def _docstring(lines: list[str]) -> str:
-    # Each line repr-escaped: whatever a fixture's name or description holds
-    # stays inert text in the generated source.
-    body = "\n".join(repr(line)[1:-1].replace('"', '\\"') for line in lines)
-    return f'"""{body}\n"""'
+def pytest_module(level: str = "events") -> str:
+    """The module that tests an assembler on every exported case, by toolfuzz's own comparison."""
+    fed = ("the network reads, a list of bytes in arrival order" if level == "bytes" else
+           "the network reads, a list of bytes in arrival order, and returns the SSE events it decodes"
+           if level == "sse" else "the parsed chunks (the dialect's event objects), a list of dicts in order")
+    return _TEMPLATE.format(begin=MARK_BEGIN, end=MARK_END, fed=fed, level=level,
+                            signature="chunks" if level == "events" else "reads")
 
 
-_TEMPLATE = '''{header}
+_TEMPLATE = '''"""Regressions exported by toolfuzz: one test per case file in cases/.
 
-{imports}
+Plug your assembler in at the one marked place below and run pytest on this file. Each case is judged as
+`toolfuzz run` judges a target (toolfuzz.testing.check_fixture, the harness's own comparison), so a test
+here fails exactly where toolfuzz would report a divergence; `toolfuzz show cases/<case>.json` shows the
+stream. Needs toolfuzz and pytest.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from toolfuzz.testing import check_fixture
 
 {begin}
 # Replace this function with yours, or import it under this name, e.g.
 #     from mypackage.streaming import assemble_tool_calls as assemble
 # It is given {fed},
-# and returns one dict per tool call it would hand on:
+# and returns the calls it would hand on (docs/contract.md), one dict each:
 #     {{"choice": 0, "index": 0, "id": "call_1", "name": "get_weather",
 #      "arguments": "{{\\"city\\": \\"Paris\\"}}", "complete": True}}
-# "choice" defaults to 0; "complete" (default True) is False for a call it
-# would hold back because the stream never finished it.
+LEVEL = "{level}"
+
+
 def assemble({signature}):
-    raise NotImplementedError("plug your assembler in: edit assemble() at the top of " + __file__)
+    raise NotImplementedError
+
+
+assemble.unplugged = True
 {end}
 
-
-{data}
-
-# The calls the stream makes. "finished": the stream said the call is done;
-# an unfinished call may be left out, but must never be handed on as complete.
-EXPECTED = [json.loads(e) for e in {expected}]
+CASES = sorted((Path(__file__).parent / "cases").glob("*.json"))
 
 
-def _where(call):
-    return f"call {{call['index']}} of choice {{call['choice']}}"
-
-
-def _text(value):
-    # An id or name of "" is no id or name; an integer id is its decimal text.
-    return None if value in (None, "") else str(value)
-
-
-def _returned():
-    result = assemble(_input())
-    assert isinstance(result, (list, tuple)), f"assemble() returned {{type(result).__name__}}, not a list of calls"
-    for i, call in enumerate(result):
-        assert isinstance(call, dict), f"assemble() item {{i}} is {{type(call).__name__}}, not a dict"
-    return list(result)
-
-
-def _paired():
-    """Expected and returned calls paired by (choice, index), in order within one key; and the rest."""
-    want, have = {{}}, {{}}
-    for e in EXPECTED:
-        want.setdefault((e["choice"], e["index"]), []).append(e)
-    for o in _returned():
-        have.setdefault((o.get("choice") or 0, o.get("index")), []).append(o)
-    pairs, lost, made_up = [], [], []
-    for key, es in want.items():
-        os_ = have.pop(key, [])
-        pairs.extend(zip(es, os_))
-        lost.extend(es[len(os_):])
-        made_up.extend(os_[len(es):])
-    for os_ in have.values():
-        made_up.extend(os_)
-    return pairs, lost, made_up
-
-
-def _check(problems):
-    assert not problems, "\\n".join(problems)
-
-
-def test_every_finished_call_is_handed_on():
-    _, lost, _ = _paired()
-    _check([f"{{_where(e)}} (name {{e['name']!r}}, id {{e['id']!r}}) is missing, but the stream finished it"
-            for e in lost if e["finished"]])
-
-
-def test_no_call_is_made_up():
-    _, _, made_up = _paired()
-    _check([f"returned a call the stream never made: choice {{o.get('choice') or 0}} index {{o.get('index')!r}} "
-            f"name {{o.get('name')!r}} arguments {{str(o.get('arguments'))[:80]!r}}" for o in made_up])
-
-
-def test_arguments_are_the_exact_concatenation_of_the_fragments():
-    problems = []
-    for e, o in _paired()[0]:
-        got = o.get("arguments", "")
-        if got == e["arguments"]:
-            continue
-        try:
-            same = isinstance(got, str) and json.loads(got) == json.loads(e["arguments"])
-        except ValueError:
-            same = False
-        why = " (the same JSON value written differently: hand on the streamed text)" if same else ""
-        problems.append(f"{{_where(e)}}: arguments should be {{e['arguments']!r}}, got {{got!r}}{{why}}")
-    _check(problems)
-
-
-def test_ids_are_the_ones_the_stream_gave():
-    _check([f"{{_where(e)}}: id should be {{e['id']!r}}, got {{_text(o.get('id'))!r}}"
-            for e, o in _paired()[0] if _text(o.get("id")) != e["id"]])
-
-
-def test_names_are_the_ones_the_stream_gave():
-    _check([f"{{_where(e)}}: name should be {{e['name']!r}}, got {{_text(o.get('name'))!r}}"
-            for e, o in _paired()[0] if _text(o.get("name")) != e["name"]])
-
-
-def test_completion_follows_the_stream():
-    problems = []
-    for e, o in _paired()[0]:
-        complete = o.get("complete", True)
-        if complete is not True and complete is not False:
-            problems.append(f"{{_where(e)}}: complete should be True or False, got {{complete!r}}")
-        elif complete and not e["finished"]:
-            problems.append(f"{{_where(e)}} is handed on as complete, but the stream never finished it: "
-                            f"it must not run")
-        elif e["finished"] and not complete:
-            problems.append(f"{{_where(e)}} is held back as incomplete, but the stream finished it")
-    _check(problems)
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_case(case):
+    if getattr(assemble, "unplugged", False):
+        pytest.fail("plug your assembler in: replace assemble() between the marks at the top of " + __file__)
+    check_fixture(assemble, case, level=LEVEL)
 '''

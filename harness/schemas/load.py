@@ -5,9 +5,17 @@ Accepted, in one file or in a folder of ``*.json`` files:
 * an OpenAI ``tools`` array: ``[{"type": "function", "function": {"name", "parameters"}}]``
 * a plain list: ``[{"name", "parameters"}]``
 * an MCP list: ``[{"name", "inputSchema"}]``
-* any of these wrapped as ``{"tools": [...]}`` (an MCP ``tools/list`` result)
+* any of these wrapped as ``{"tools": [...]}`` (an MCP ``tools/list`` result),
+  which may say which server it lists (``{"server": "github", "tools": [...]}``)
 
 Every problem is one :class:`ToolFileError` naming the file and the JSON path.
+
+The tools of several MCP servers put together often repeat a name (two real
+servers both define ``create_or_update_file``).  A repeat with the same
+schema is kept once; one with another schema is kept apart, renamed
+``<server>__<name>`` after the server that defines it (the ``server`` its
+list names, else the file it came from in a folder), or ``<name>__<n>``
+where neither says.  :func:`load_tools` says what it did in ``notes``.
 """
 
 from __future__ import annotations
@@ -30,8 +38,9 @@ class ToolFileError(ValueError):
         super().__init__(f"{source}: {path}: {message}" if path else f"{source}: {message}")
 
 
-def load_tools(path: str | os.PathLike[str]) -> tuple[Tool, ...]:
-    """Tools from a file, or from every ``*.json`` file below a folder (sorted by path)."""
+def load_tools(path: str | os.PathLike[str], notes: list[str] | None = None) -> tuple[Tool, ...]:
+    """Tools from a file, or from every ``*.json`` file below a folder (sorted by path); a name defined twice
+    kept once or kept apart, as the module says, and said in ``notes``."""
     p = Path(path)
     if p.is_dir():
         files = sorted(q for q in p.rglob("*.json") if q.is_file())
@@ -39,15 +48,50 @@ def load_tools(path: str | os.PathLike[str]) -> tuple[Tool, ...]:
             raise ToolFileError(str(p), "", "folder holds no *.json tool files")
     else:
         files = [p]
-    tools: list[Tool] = []
-    seen: dict[str, str] = {}
+    listed: list[tuple[Tool, str | None]] = []
     for f in files:
-        for tool in parse_tools(_read_json(f), str(f)):
-            if tool.name in seen:
-                raise ToolFileError(str(f), tool.name, f"tool name already defined in {seen[tool.name]}")
-            seen[tool.name] = str(f)
-            tools.append(tool)
-    return tuple(tools)
+        doc = _read_json(f)
+        server = doc.get("server") if isinstance(doc, dict) and isinstance(doc.get("server"), str) else None
+        if server is None and len(files) > 1:
+            server = f.stem
+        listed.extend((tool, server) for tool in parse_tools(doc, str(f)))
+    return _apart(listed, notes if notes is not None else [])
+
+
+def _apart(listed: list[tuple[Tool, str | None]], notes: list[str]) -> tuple[Tool, ...]:
+    by_name: dict[str, list[tuple[Tool, str | None]]] = {}
+    for tool, server in listed:
+        by_name.setdefault(tool.name, []).append((tool, server))
+    taken = set(by_name)
+    kept_once, renamed = [], []
+    out: list[Tool] = []
+    for tool, server in listed:
+        same = by_name[tool.name]
+        if len(same) == 1:
+            out.append(tool)
+            continue
+        distinct = []
+        for other, _ in same:
+            if other.parameters not in [d.parameters for d in distinct]:
+                distinct.append(other)
+        if len(distinct) == 1:
+            if tool is same[0][0]:
+                out.append(tool)
+                kept_once.append(tool.name)
+            continue
+        n = same.index((tool, server)) + 1
+        name = f"{server}__{tool.name}" if server and sum(s == server for _, s in same) == 1 else f"{tool.name}__{n}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        renamed.append(f"{tool.name} as {name}")
+        out.append(Tool(name=name, parameters=tool.parameters))
+    if kept_once or renamed:
+        notes.append("tool names defined more than once: "
+                     + "; ".join(filter(None, [f"kept apart {', '.join(renamed)}" if renamed else "",
+                                               f"the same schema kept once: {', '.join(kept_once)}" if kept_once
+                                               else ""])))
+    return tuple(out)
 
 
 def _read_json(path: Path) -> Any:

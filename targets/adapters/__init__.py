@@ -21,7 +21,7 @@ from typing import Iterable
 
 from toolfuzz.targets.base import Target
 
-__all__ = ["Adapter", "KNOWN", "installed", "status", "verified"]
+__all__ = ["Adapter", "KNOWN", "installed", "status", "verified", "unavailable"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,16 @@ def installed(names: Iterable[str] | None = None) -> list[Target]:
     """
     wanted = None if names is None else set(names)
     return [t for adapter in KNOWN if wanted is None or wanted & set(adapter.names) for t in _load(adapter)[0]]
+
+
+def unavailable(name: str) -> str | None:
+    """Why the known adapter target ``name`` cannot run here (not installed, or does not import); None when
+    it can, or when no known adapter defines it."""
+    for adapter in KNOWN:
+        if name in adapter.names:
+            targets, why = _load(adapter)
+            return None if any(t.name == name for t in targets) else why or "installed, but the adapter does not define it"
+    return None
 
 
 def verified() -> dict[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -77,70 +78,71 @@ def test_json_and_jsonl_chunks_fed_to_the_plain_assembler_give_the_expected_call
         assert assemble_chunks(chunks) == calls_as_plain(fixture.case.expected), path.name
 
 
-REFERENCE_BYTES = '''from toolfuzz.targets.reference import assemble as _reference
+REFERENCE_BYTES = '''LEVEL = "bytes"
+from toolfuzz.targets.reference import assemble as _reference
 
 def assemble(reads):
     return [{**c.to_json(), "complete": c.status != "incomplete"} for c in _reference(reads).calls]
 '''
 PLUGS = {
-    "plain": "from toolfuzz.targets.selftest.plain import assemble_chunks as assemble\n",
-    "mutant": "from toolfuzz.targets.selftest.mutants import hand_out_after_disconnect as assemble\n",
+    "plain": 'LEVEL = "events"\nfrom toolfuzz.targets.selftest.plain import assemble_chunks as assemble\n',
+    "mutant": 'LEVEL = "events"\nfrom toolfuzz.targets.selftest.mutants import hand_out_after_disconnect as assemble\n',
     "bytes_reference": REFERENCE_BYTES,
-    "bytes_mutant": "from toolfuzz.targets.selftest.mutants import decode_each_read as assemble\n",
+    "bytes_mutant": 'LEVEL = "bytes"\nfrom toolfuzz.targets.selftest.mutants import decode_each_read as assemble\n',
 }
 
 
-def plug(module: Path, code: str | None, into: Path) -> None:
-    """Copy an exported module, replacing what lies between the markers (as a user edits it)."""
+def plug(export: Path, code: str | None, into: Path) -> None:
+    """Copy an export, replacing what lies between the module's markers (as a user edits it)."""
+    shutil.copytree(export, into)
+    module = into / "test_toolfuzz_regressions.py"
     text = module.read_text(encoding="utf-8")
     if code is not None:
         before, rest = text.split(MARK_BEGIN + "\n")
         _, after = rest.split(MARK_END + "\n")
         text = before + MARK_BEGIN + "\n" + code + MARK_END + "\n" + after
-    into.mkdir(parents=True, exist_ok=True)
-    (into / module.name).write_text(text, encoding="utf-8")
+    module.write_text(text, encoding="utf-8")
 
 
-def test_the_pytest_module_passes_with_a_correct_assembler_and_fails_with_a_broken_one(tmp_path, capsys):
-    events, raw = tmp_path / "export-events", tmp_path / "export-bytes"
-    assert export(capsys, "--format", "pytest", DISCONNECT, MULTIBYTE, "--out", events)[0] == 0
-    assert export(capsys, "--format", "pytest", "--level", "bytes", DISCONNECT, MULTIBYTE, "--out", raw)[0] == 0
-    modules = ["test_disconnect_mid_arguments.py", "test_read_splits_multibyte.py"]
-    assert sorted(p.name for p in events.iterdir()) == sorted(p.name for p in raw.iterdir()) == modules
+def test_the_pytest_export_is_one_module_over_its_cases_passing_a_correct_assembler_failing_a_broken_one(
+        tmp_path, capsys):
+    exported = tmp_path / "export"
+    code, out, _ = export(capsys, "--format", "pytest", DISCONNECT, MULTIBYTE, "--out", exported)
+    assert code == 0
+    assert sorted(str(p.relative_to(exported)) for p in exported.rglob("*") if p.is_file()) == [
+        "cases/disconnect_mid_arguments.json", "cases/read_splits_multibyte.json", "test_toolfuzz_regressions.py"]
+    assert load(exported / "cases" / "disconnect_mid_arguments.json").case == load(DISCONNECT).case
     runs = tmp_path / "runs"
-    for name in modules:
-        for plugged, code in PLUGS.items():
-            plug((raw if plugged.startswith("bytes") else events) / name, code, runs / plugged)
-        plug(events / name, None, runs / "unplugged")
+    for plugged, code_ in PLUGS.items():
+        plug(exported, code_, runs / plugged)
+    plug(exported, None, runs / "unplugged")
     # One pytest run for every variant, outside this project, with no toolfuzz conftest or config.
     report = tmp_path / "report.xml"
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib",
                            f"--junitxml={report}", "--rootdir", str(runs), str(runs)],
-                          cwd=runs, capture_output=True, text=True, timeout=120)
+                          cwd=runs, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # some variants fail, as they must
-    results: dict[tuple[str, str, str], str] = {}
+    results: dict[tuple[str, str], str] = {}
     for case in ET.parse(report).getroot().iter("testcase"):
-        variant, module = case.get("classname").split(".")[-2:]
+        variant = case.get("classname").split(".")[-2]
         failure = case.find("failure")
-        results[(variant, module, case.get("name"))] = "" if failure is None else failure.get("message")
-    assert len(results) == len(modules) * (len(PLUGS) + 1) * 6
+        results[(variant, case.get("name"))] = "" if failure is None else failure.get("message")
+    cases = ["test_case[disconnect_mid_arguments]", "test_case[read_splits_multibyte]"]
+    assert sorted(results) == sorted((v, c) for v in [*PLUGS, "unplugged"] for c in cases)
 
-    def failing(variant: str, module: str) -> dict[str, str]:
-        return {test: message for (v, m, test), message in results.items() if (v, m) == (variant, module) and message}
+    def failing(variant: str) -> dict[str, str]:
+        return {test: message for (v, test), message in results.items() if v == variant and message}
 
-    for module in ("test_disconnect_mid_arguments", "test_read_splits_multibyte"):
-        assert failing("plain", module) == {}, module
-        assert failing("bytes_reference", module) == {}, module
-        assert set(failing("unplugged", module)) == {t for (v, m, t) in results if (v, m) == ("unplugged", module)}
-        assert all("plug your assembler in" in m for m in failing("unplugged", module).values())
-    # the mutant that hands on unfinished calls fails exactly the completion test, and says why
-    (message,) = failing("mutant", "test_disconnect_mid_arguments").values()
-    assert set(failing("mutant", "test_disconnect_mid_arguments")) == {"test_completion_follows_the_stream"}
-    assert "call 0 of choice 0 is handed on as complete, but the stream never finished it" in message
-    assert failing("mutant", "test_read_splits_multibyte") == {}  # a finished call: nothing for it to get wrong
+    assert failing("plain") == {} and failing("bytes_reference") == {}
+    assert set(failing("unplugged")) == set(cases)
+    assert all("plug your assembler in" in m for m in failing("unplugged").values())
+    # the mutant that hands on unfinished calls fails the cut-short stream only, and says why
+    (message,) = failing("mutant").values()
+    assert set(failing("mutant")) == {"test_case[disconnect_mid_arguments]"}
+    assert "incomplete_handed_on: call 0 of choice 0 was never finished but is handed on" in message
     # the bytes-level mutant that decodes each read alone mangles the characters the reads split
-    (message,) = failing("bytes_mutant", "test_read_splits_multibyte").values()
-    assert "arguments should be" in message and "naïve" in message
+    assert set(failing("bytes_mutant")) == {"test_case[read_splits_multibyte]"}
+    assert "arguments_differ" in failing("bytes_mutant")["test_case[read_splits_multibyte]"]
 
 
 def test_names_are_unique_and_a_second_export_overwrites(tmp_path, capsys):

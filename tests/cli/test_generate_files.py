@@ -51,6 +51,21 @@ def test_user_tools_are_normalised_and_bad_ones_reported(tmp_path, capsys):
         assert [t.name for t in load(path).case.tools] == ["calc"]
 
 
+def test_rewrites_are_counted_by_kind_on_one_line_unless_verbose(tmp_path, capsys):
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([
+        {"name": f"calc{i}", "parameters": {"type": "dict", "properties": {"x": {"type": "float"}, "y": {"type": "dict"}}}}
+        for i in range(40)]))
+    assert main(["generate", "--count", "2", "--out", str(tmp_path / "out"), "--tools", str(tools)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    rewrote = [line for line in lines if "rewrote" in line]
+    assert rewrote == [f"toolfuzz generate: {tools}: rewrote 120 places in 40 tools as JSON Schema: type 'dict' read as 'object' (80); "
+                       "type 'float' read as 'number' (40) (--verbose lists each)"]
+    assert main(["generate", "--count", "2", "--out", str(tmp_path / "again"), "--tools", str(tools), "-v"]) == 0
+    each = [line for line in capsys.readouterr().err.splitlines() if "rewrote" in line]
+    assert len(each) == 120 and f"toolfuzz generate: {tools}: rewrote tool 'calc39': properties.y: type 'dict' read as 'object'" in each
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--profile", "nope"], "unknown profile 'nope'"),
     (["--tools", "/no/such/file.json"], "cannot read"),

@@ -29,6 +29,18 @@ def test_a_correct_assembler_written_elsewhere_gets_no_divergence_in_2000_exampl
     assert not any(tmp_path.iterdir())
 
 
+def test_by_default_fixtures_go_under_the_state_folder_never_into_a_findings_folder_here(tmp_path, capsys,
+                                                                                          monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "findings").mkdir()  # a curated corpus, as in this repository: the run leaves it alone
+    code, _, err = run(capsys, "--target", "selftest-hand-out-after-disconnect", "--max-examples", 200,
+                       "--budget", 120, "--seed", 3, "--database", "none")
+    assert code == 1
+    assert err.splitlines()[0].endswith("; findings go to .toolfuzz/findings/")
+    assert list((tmp_path / ".toolfuzz" / "findings" / "selftest-hand-out-after-disconnect").glob("*.json"))
+    assert not any((tmp_path / "findings").iterdir())
+
+
 def test_a_broken_target_exits_1_and_leaves_a_fixture_with_a_show_command(tmp_path, capsys):
     code, out, err = run(capsys, "--target", "selftest-hand-out-after-disconnect", "--max-examples", 300,
                          "--budget", 120, "--seed", 3, "--findings", tmp_path, "--junit", tmp_path / "run.xml")

@@ -46,3 +46,21 @@ def test_a_module_that_fails_to_import_is_reported_not_raised(tmp_path):
 def test_the_same_target_twice_is_refused():
     with pytest.raises(UsageError, match="already in this run"):
         resolve_all(["reference", "reference"])
+
+
+def test_a_built_in_target_whose_library_is_missing_or_broken_says_why(monkeypatch):
+    from toolfuzz.targets import adapters
+
+    # A library that is installed (hypothesis is) but whose adapter module fails to import.
+    broken = adapters.Adapter("toolfuzz.targets.adapters.no_such_adapter", ("hypothesis",), "x", ("broken-one",))
+    absent = adapters.Adapter("toolfuzz.targets.adapters.no_such_adapter_2", ("no-such-distribution",), "absent",
+                              ("absent-one",))
+    monkeypatch.setattr(adapters, "KNOWN", (*adapters.KNOWN, broken, absent))
+    with pytest.raises(UsageError, match=r"^--target broken-one: a built-in target whose library is installed but "
+                                         r"does not import: ModuleNotFoundError: No module named "
+                                         r"'toolfuzz.targets.adapters.no_such_adapter'$"):
+        resolve("broken-one")
+    with pytest.raises(UsageError, match=r"^--target absent-one: a built-in target whose library is not installed "
+                                         r"\(pip install 'toolfuzz\[absent\]'\)$"):
+        resolve("absent-one")
+    assert adapters.unavailable("reference") is None and adapters.unavailable("nonsense") is None

@@ -28,7 +28,8 @@ def test_each_event_says_what_a_person_needs_and_a_finding_where_it_went(tmp_pat
     assert what == "written" and path.is_file()
     # The finding it replaced was written by this run, and is gone: one root cause, one file.
     assert [p.name for p in tmp_path.rglob("*.json")] == [path.name]
-    assert lines[0] == "toolfuzz run: 2 targets, seed 7 (rerun with --seed 7), up to 100 examples or 30 s"
+    assert lines[0] == ("toolfuzz run: 2 targets, seed 7 (rerun with --seed 7), up to 100 examples or 30 s; "
+                        f"findings go to {tmp_path}/")
     assert lines[1] == "note: tools.json: rewrote something"
     assert lines[2].startswith("12 examples (") and ", 1 root cause, 3 hits, reducing t: k, " in lines[2]
     assert lines[7:12] == [f"diverges: {found.signature}", f"  {found.divergence.detail}", f"  -> {path}",

@@ -1,15 +1,14 @@
-"""toolfuzz.outputs.export: file names, what each format holds, and a generated pytest module that is inert source."""
+"""toolfuzz.outputs.export: file names, what each format holds, and the pytest module with its one plug point."""
 
 from __future__ import annotations
 
 import ast
-import base64
 import json
 
 import pytest
 
 from toolfuzz.outputs.export import MARK_BEGIN, MARK_END, events_of, pytest_module, render, stem_for
-from toolfuzz.corpus.fixtures import Fixture, load
+from toolfuzz.corpus.fixtures import Fixture, load, loads
 from toolfuzz.vocabulary import Call, Case, Outcome
 from toolfuzz.judge.sandbox import observe
 from toolfuzz.targets.base import Target
@@ -89,30 +88,20 @@ def test_sse_keeps_bytes_that_are_not_utf8_and_the_cuts():
     assert reads["cuts"] == [10] and reads["bytes"] == len(wire) and reads["replay"] == "toolfuzz assemble x.sse"
 
 
-@pytest.mark.parametrize("name,description", [
-    ('quote """ and \\ and \' and "', 'ends with a quote"'),
-    ("line\nbreak\x00 and {braces} %s", "\\n is not a newline; \"\"\" neither; \\"),
-])
-def test_the_pytest_module_is_inert_source_whatever_the_fixture_says(name, description):
-    fixture = Fixture(load(SEED / "two-calls-interleaved.json").case, name=name, description=description)
-    for level in ("events", "bytes"):
-        source = pytest_module(fixture, level)
-        tree = ast.parse(source)
-        imports = {a.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
-                   for a in node.names}
-        assert imports <= {"base64", "json"}, imports
-        assert ast.get_docstring(tree).startswith("toolfuzz case: ")
-        assert source.count(MARK_BEGIN) == source.count(MARK_END) == 1
-        assert f"def assemble({'reads' if level == 'bytes' else 'chunks'}):" in source
+@pytest.mark.parametrize("level, argument", [("events", "chunks"), ("bytes", "reads"), ("sse", "reads")])
+def test_the_pytest_module_has_one_plug_point_and_judges_with_toolfuzz(level, argument):
+    source = pytest_module(level)
+    tree = ast.parse(source)
+    imports = {a.name if isinstance(node, ast.Import) else f"{node.module}.{a.name}"
+               for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    assert imports == {"pathlib.Path", "pytest", "toolfuzz.testing.check_fixture"}
+    assert source.count(MARK_BEGIN) == source.count(MARK_END) == 1
+    plug = source[source.index(MARK_BEGIN):source.index(MARK_END)]
+    assert f'LEVEL = "{level}"' in plug and f"def assemble({argument}):" in plug
 
 
-def test_the_pytest_module_embeds_the_case():
-    case = load(SEED / "read-splits-multibyte.json").case
-    events = {}
-    exec(compile(pytest_module(Fixture(case, name="m"), "events"), "m.py", "exec"), events)
-    assert [json.loads(c) for c in events["CHUNKS"]] == events_of(case)
-    assert [(e["id"], e["arguments"], e["finished"]) for e in events["EXPECTED"]] == [
-        (c.id, c.arguments, c.status != "incomplete") for c in case.expected.calls]
-    raw = {}
-    exec(compile(pytest_module(Fixture(case, name="m"), "bytes"), "m.py", "exec"), raw)
-    assert tuple(base64.b64decode(r) for r in raw["READS"]) == case.reads and len(case.reads) > 1
+@pytest.mark.parametrize("name", ["two calls", "\"\"\"; import os", "\ud800 lone"])
+def test_a_case_is_exported_as_the_fixture_itself(name):
+    fixture = Fixture(load(SEED / "two-calls-interleaved.json").case, name=name, description="d")
+    ((path, data),) = render(fixture, "pytest", "stem")
+    assert path == "cases/stem.json" and loads(data).case == fixture.case and loads(data).name == fixture.name

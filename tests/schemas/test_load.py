@@ -45,11 +45,30 @@ def test_bad_documents_name_the_json_path(tmp_path, doc, words):
     assert str(e.value).startswith(str(path)) and words in str(e.value)
 
 
-def test_duplicate_names_across_a_folder_are_refused(tmp_path):
-    for n in ("a", "b"):
-        (tmp_path / f"{n}.json").write_text(json.dumps([{"name": "same"}]))
-    with pytest.raises(ToolFileError, match="already defined"):
-        load_tools(tmp_path)
+FILE_SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}}
+BRANCH_SCHEMA = {"type": "object", "properties": {"branch": {"type": "string"}}}
+
+
+def test_a_name_two_mcp_servers_define_is_kept_apart_and_an_identical_repeat_kept_once(tmp_path):
+    (tmp_path / "github.json").write_text(json.dumps({"tools": [
+        {"name": "create_or_update_file", "inputSchema": BRANCH_SCHEMA}, {"name": "ping"}]}))
+    (tmp_path / "gitlab.json").write_text(json.dumps({"server": "gitlab-mcp", "tools": [
+        {"name": "create_or_update_file", "inputSchema": FILE_SCHEMA}, {"name": "ping"}]}))
+    notes: list[str] = []
+    tools = load_tools(tmp_path, notes)
+    assert [(t.name, t.parameters) for t in tools] == [
+        ("github__create_or_update_file", BRANCH_SCHEMA), ("ping", {"type": "object"}),
+        ("gitlab-mcp__create_or_update_file", FILE_SCHEMA)]
+    assert notes == ["tool names defined more than once: kept apart create_or_update_file as "
+                     "github__create_or_update_file, create_or_update_file as gitlab-mcp__create_or_update_file; "
+                     "the same schema kept once: ping"]
+
+
+def test_a_name_repeated_in_one_list_without_servers_is_numbered(tmp_path):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps([{"name": "f", "parameters": FILE_SCHEMA}, {"name": "f", "parameters": BRANCH_SCHEMA},
+                                {"name": "f__2"}]))
+    assert [t.name for t in load_tools(path)] == ["f__1", "f__2_", "f__2"]
 
 
 def test_unreadable_and_non_json_files_are_one_error(tmp_path):

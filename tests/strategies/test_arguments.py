@@ -131,3 +131,30 @@ def test_no_argument_tool_gives_an_empty_object():
         assert v == {}
 
     check()
+
+
+def test_all_of_and_a_ref_beside_other_keywords_are_merged_on_the_fast_path():
+    schema = {"$defs": {"base": {"type": "object", "required": ["id"],
+                                 "properties": {"id": {"type": "integer", "minimum": 0}}}},
+              "type": "object", "properties": {"id": {"maximum": 9}},
+              "allOf": [{"$ref": "#/$defs/base"},
+                        {"properties": {"tag": {"$ref": "#/$defs/tag", "maxLength": 5}}, "required": ["tag"]}]}
+    schema["$defs"]["tag"] = {"type": "string", "minLength": 1}
+    compile_schema(schema)  # raises Unsupported if not
+    check = validator(schema)
+    drawn = []
+
+    @settings(max_examples=100, database=None)
+    @given(schema_values(schema))
+    def draw(value):
+        assert check.is_valid(value) and 0 <= value["id"] <= 9 and 1 <= len(value["tag"]) <= 5
+        drawn.append(value)
+
+    draw()
+    assert len({v["id"] for v in drawn}) > 3
+
+
+def test_all_of_whose_types_never_meet_is_outside_the_fast_path():
+    with pytest.raises(Unsupported, match="never meet"):
+        compile_schema({"allOf": [{"type": "string"}, {"type": ["integer", "null"]}]})
+    compile_schema({"allOf": [{"type": "number"}, {"type": ["integer", "null"]}]})

@@ -1,0 +1,142 @@
+"""toolfuzz inside a user's own tests: search an assembler, and fail naming the fixtures of what it gets wrong.
+
+::
+
+    from toolfuzz.testing import check_assembler
+
+    def test_my_assembler():
+        check_assembler(my_assemble)   # fn(chunks) -> calls, as a --target module:attr takes
+
+:func:`check_assembler` runs the search ``toolfuzz run`` runs, on one
+target, ended by a number of examples (never by time, so that it finds the
+same on any machine), from a seed derived from the test's pytest node id.
+Each root cause it finds is reduced and written as a fixture file, and the
+call raises :class:`AssertionError` naming each one with its file; a
+correct assembler returns quietly.
+
+:func:`check_fixture` judges a target on one fixture file the way a run and
+``toolfuzz corpus check`` judge it: the module ``toolfuzz export --format
+pytest`` writes calls it once per exported case.
+
+The pytest plugin (:mod:`toolfuzz.pytest_plugin`, registered on install)
+adds ``--toolfuzz-findings DIR`` (where the fixtures go) and
+``--toolfuzz-seed N`` (one seed for every test), and a ``toolfuzz`` fixture
+that is this function with those options applied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Callable, Collection, Iterable
+
+from toolfuzz.corpus.findings import FindingWriter
+from toolfuzz.corpus.fixtures import FixtureError, load
+from toolfuzz.engine.search import search
+from toolfuzz.judge.compare import compare
+from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.errors import UsageError
+from toolfuzz.strategies import PLAIN_FEATURES
+from toolfuzz.strategies.cases import Planner
+from toolfuzz.targets.base import LEVELS, Target
+from toolfuzz.vocabulary import DIALECTS, Tool
+
+__all__ = ["check_assembler", "check_fixture", "Diverges", "seed_for", "DEFAULT_FINDINGS", "settings"]
+
+#: Where fixtures go when neither the call nor ``--toolfuzz-findings`` says: out of any tracked folder.
+DEFAULT_FINDINGS = Path(".toolfuzz") / "findings"
+#: What the pytest plugin sets from its options: ``findings`` (a folder) and ``seed`` (an int or None).
+settings: dict[str, Any] = {"findings": None, "seed": None}
+
+
+def seed_for(node_id: str) -> int:
+    """The seed of a test: the same for the same test id, whatever the machine or the run."""
+    return int.from_bytes(hashlib.sha256(node_id.encode("utf-8")).digest()[:4], "big")
+
+
+def _current_test() -> str:
+    # pytest sets it to "path::name (call)" while a test runs.
+    return os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+
+
+class Diverges(AssertionError):
+    """What :func:`check_fixture` raises: an AssertionError that names, and holds, the divergences."""
+
+    def __init__(self, message: str, divergences: tuple[Any, ...]) -> None:
+        super().__init__(message)
+        #: The divergences, as the harness's comparison gives them (toolfuzz.judge.compare.Divergence).
+        self.divergences = divergences
+
+
+def _as_target(fn: Callable[..., Any] | Target, level: str) -> Target:
+    if level not in LEVELS:
+        raise UsageError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    if isinstance(fn, Target):
+        return fn
+    if not callable(fn):
+        raise UsageError(f"toolfuzz takes an assembler function or a Target, not a {type(fn).__name__}")
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "assembler"
+    return Target(name=name.replace("<", "").replace(">", ""), fn=fn, level=level, dialects=DIALECTS,
+                  summary=(getattr(fn, "__doc__", None) or "").strip()[:80])
+
+
+def check_fixture(fn: Callable[..., Any] | Target, path: str | os.PathLike[str], *, level: str = "events",
+                  timeout: float = 5.0) -> None:
+    """Judge ``fn`` on the fixture at ``path`` as a run would; raise AssertionError naming each divergence.
+
+    The case is fed as it is to any target of ``level`` (the fixture's events, or its network reads) and
+    compared with the outcome it was built with, by the one comparison the harness has.
+    """
+    __tracebackhide__ = True
+    target = _as_target(fn, level)
+    try:
+        case = load(path).case
+    except FixtureError as e:
+        raise UsageError(str(e)) from None
+    seen = observe(target, case, chunks_of(case), timeout)
+    found = compare(case.expected, seen, target, expected_events(case))
+    if found:
+        raise Diverges("\n".join([f"toolfuzz: {target.name} diverges on {path}:",
+                                  *(f"  {d.kind}: {d.detail}" for d in found),
+                                  f"  (toolfuzz show {path} shows the stream)"]), tuple(found))
+
+
+def check_assembler(fn: Callable[..., Any] | Target, *, level: str = "events", dialect: str = "openai-chat",
+                    profiles: Collection[str] | None = None, tools: Iterable[Tool] | None = None,
+                    max_examples: int = 200, findings: str | os.PathLike[str] | None = None,
+                    seed: int | None = None, timeout: float = 5.0) -> None:
+    """Search ``fn`` for ``max_examples`` cases; raise AssertionError naming what it gets wrong.
+
+    ``fn`` takes what a ``--target`` of ``level`` takes (parsed chunks at ``events``, the network reads at
+    ``bytes`` and ``sse``) and returns the calls (docs/contract.md); a :class:`Target` is taken as it is.
+    ``profiles`` restricts the call shapes (default: every one of ``dialect``), ``tools`` the schemas
+    (default: the bundled corpus).  Each root cause found is written under ``findings`` (default: the
+    plugin's ``--toolfuzz-findings``, else ``.toolfuzz/findings``).  ``seed`` defaults to the plugin's
+    ``--toolfuzz-seed``, else one derived from the running test's id.
+    """
+    __tracebackhide__ = True  # pytest shows the caller's line and this message, not toolfuzz's insides
+    target = _as_target(fn, level)
+    if dialect not in DIALECTS:
+        raise UsageError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
+    test = _current_test()
+    if seed is None:
+        seed = settings["seed"] if settings["seed"] is not None else seed_for(test or target.name)
+    root = Path(findings if findings is not None else settings["findings"] or DEFAULT_FINDINGS)
+    try:
+        planner = Planner(tools=tools, profiles=list(profiles) if profiles is not None else None, dialect=dialect)
+    except Exception as e:  # noqa: BLE001 - hypothesis' InvalidArgument for a profile or tool: one line
+        raise UsageError(str(e)) from None
+    writer = FindingWriter(root)
+    # Ended by examples, never by time: a budget far past what the examples take.
+    found, stats = search([target], planner, max_examples=max_examples, budget=10 * 24 * 3600, seed=seed,
+                          timeout=timeout, emit=writer, plain=PLAIN_FEATURES)
+    if not found:
+        return
+    lines = [f"toolfuzz: {target.name} diverges in {len(found)} root cause{'s' * (len(found) != 1)} "
+             f"({stats.examples} examples, seed {seed}):"]
+    for finding, path, _ in writer.saved:
+        lines.append(f"  {finding.signature}: {finding.divergence.detail}")
+        lines.append(f"    -> {path}   (toolfuzz show {path})")
+    raise AssertionError("\n".join(lines))

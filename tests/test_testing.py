@@ -1,0 +1,117 @@
+"""toolfuzz.testing and its pytest plugin: a broken assembler fails naming its fixtures, a correct one passes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from toolfuzz.corpus.fixtures import load
+from toolfuzz.errors import UsageError
+from toolfuzz.targets.selftest import mutants
+from toolfuzz.targets.selftest.plain import assemble_chunks
+from toolfuzz.testing import Diverges, check_assembler, check_fixture, seed_for
+
+pytest_plugins = ["pytester"]
+
+
+def test_a_correct_assembler_passes_quietly(tmp_path):
+    assert check_assembler(assemble_chunks, max_examples=150, findings=tmp_path) is None
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_broken_assembler_fails_naming_each_root_cause_and_its_fixture(tmp_path):
+    with pytest.raises(AssertionError) as raised:
+        check_assembler(mutants.shared_buffer, max_examples=400, findings=tmp_path, seed=3)
+    message = str(raised.value)
+    assert message.startswith("toolfuzz: SharedBuffer diverges in ")
+    assert "SharedBuffer/arguments_misattributed/interleaved+multi-call: " in message
+    paths = re.findall(r"-> (\S+)", message)
+    assert paths and all(Path(p).parent == tmp_path / "SharedBuffer" for p in paths)
+    for p in paths:
+        assert load(Path(p)).case.expected.calls  # a fixture that loads, with the calls it was built from
+    # The same seed finds the same, into the same files.
+    with pytest.raises(AssertionError) as again:
+        check_assembler(mutants.shared_buffer, max_examples=400, findings=tmp_path, seed=3)
+    assert str(again.value) == message
+
+
+def test_the_seed_comes_from_the_test_id():
+    assert seed_for("tests/test_x.py::test_a") == seed_for("tests/test_x.py::test_a")
+    assert seed_for("tests/test_x.py::test_a") != seed_for("tests/test_x.py::test_b")
+
+
+def test_bad_arguments_are_one_clear_error():
+    with pytest.raises(UsageError, match="level must be one of"):
+        check_assembler(assemble_chunks, level="wire")
+    with pytest.raises(UsageError, match="unknown profile 'nope'"):
+        check_assembler(assemble_chunks, profiles=["nope"])
+    with pytest.raises(UsageError, match="not a int"):
+        check_assembler(3)
+
+
+USER_TESTS = '''
+from toolfuzz.testing import check_assembler
+
+
+def assemble(chunks):
+    """Every fragment goes to the call opened last: one buffer for all calls."""
+    calls = []
+    for chunk in chunks:
+        for choice in chunk.get("choices") or ():
+            for entry in (choice.get("delta") or {}).get("tool_calls") or ():
+                fn = entry.get("function") or {}
+                if fn.get("name"):
+                    calls.append({"choice": choice.get("index") or 0, "index": entry.get("index"),
+                                  "id": entry.get("id"), "name": fn["name"], "arguments": "", "complete": True})
+                if calls:
+                    calls[-1]["arguments"] += fn.get("arguments") or ""
+    return calls
+
+
+def test_mine():
+    check_assembler(assemble, profiles=["openai"], max_examples=300)
+
+
+def test_theirs(toolfuzz):
+    from toolfuzz.targets.selftest.plain import assemble_chunks
+    toolfuzz(assemble_chunks, profiles=["openai"], max_examples=100)
+'''
+
+
+def test_in_a_users_suite_the_broken_one_fails_naming_its_fixture_and_the_correct_one_passes(pytester):
+    pytester.makepyfile(test_user=USER_TESTS)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--toolfuzz-findings", "found")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    fixture = re.search(r"-> (found/assemble/\S+\.json)", out)
+    assert fixture and "toolfuzz: assemble diverges in" in out
+    assert load(pytester.path / fixture.group(1)).case.expected.calls
+    # The seed is the test's own: a second session finds the same fixture.
+    again = pytester.runpytest("-p", "no:cacheprovider", "--toolfuzz-findings", "found")
+    assert fixture.group(1) in again.stdout.str()
+
+
+def test_an_exported_check_judges_every_fixture_in_findings_as_the_harness_does():
+    from toolfuzz.corpus.fixtures import iter_fixture_paths
+    from toolfuzz.corpus.replay import ISOLATED_KINDS, REFERENCE_NAME, load_fixtures, replay
+    from toolfuzz.targets.registry import builtin_targets
+    from tests.paths import ROOT
+
+    paths = iter_fixture_paths([str(ROOT / "findings")])
+    report = replay(load_fixtures([str(p) for p in paths]))
+    targets = builtin_targets()
+    compared = 0
+    for cell in report.cells:
+        if cell.target == REFERENCE_NAME or cell.state == "skipped" or cell.recorded_kind in ISOLATED_KINDS:
+            continue
+        try:
+            check_fixture(targets[cell.target], cell.fixture.path, level=targets[cell.target].level)
+        except Diverges as e:
+            assert cell.state != "ok" and list(e.divergences) == list(cell.divergences), cell.fixture.path
+        else:
+            assert cell.state == "ok", (cell.fixture.path, cell.target, cell.state)
+        compared += 1
+    # The self-test fixtures alone are judged on their mutants wherever the tests run; under CI every library.
+    assert compared >= len([p for p in paths if p.parent.name.startswith("selftest-")])
