@@ -11,6 +11,15 @@ from toolfuzz.vocabulary import Limits, Outcome, Tool
 from toolfuzz.targets.reference import assemble
 
 
+def whole_characters(wire: bytes) -> bool:
+    """Whether ``wire`` ends at a character's end: a disconnect may cut one, which an SDK's decoder raises on."""
+    try:
+        wire.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def wire(*events: dict[str, Any] | bytes, eol: str = "\n") -> bytes:
     """Each event as ``event: <type>`` and one data line; raw bytes are written as they are."""
     out = []

@@ -1,10 +1,15 @@
-"""``toolfuzz targets``: the built-in targets, their level, version and what they claim, and every library adapter installed or not, with the releases it is verified on."""
+"""``toolfuzz targets``: the built-in targets, their level, version and what they claim, every library adapter
+installed or not, with the releases it is verified on, and the library targets of each environment of its own."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
+from typing import Any
 
+from toolfuzz.judge import environments
 from toolfuzz.outputs.tables import aligned
 from toolfuzz.targets import adapters
 from toolfuzz.targets.registry import builtin_targets
@@ -12,24 +17,54 @@ from toolfuzz.targets.registry import builtin_targets
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("targets", help="list the built-in targets",
-                       description="List the built-in targets with their level, version and claims, and "
-                       "whether each library adapter is installed.")
+                       description="List the built-in targets with their level, version and claims, whether each "
+                       "library adapter is installed, and the library targets of each environment (toolfuzz env), "
+                       "named TARGET@NAME as --target takes them.")
+    p.add_argument("--json", action="store_true", help="print this environment's targets as JSON, without the others'")
     p.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def here() -> list[dict[str, Any]]:
+    """Every built-in target of this environment, and each adapter that cannot load here with why."""
     targets = builtin_targets()
     state = {name: why for name, _, why in adapters.status()}
     verified = adapters.verified()
-    rows = [("name", "level", "version", "claims", "installed", "verified on", "what")]
-    for t in targets.values():
-        rows.append((t.name, t.level, t.version or "-", ",".join(sorted(t.reports)),
-                     "yes" if state.get(t.name, "installed") == "installed" else "no", verified.get(t.name) or "-",
-                     ("[self-test] " if t.selftest else "") + t.summary))
+    rows = [{"name": t.name, "level": t.level, "version": t.version or "-", "claims": sorted(t.reports),
+             "installed": state.get(t.name, "installed") == "installed", "verified": verified.get(t.name) or "-",
+             "library": t.name in state, "what": ("[self-test] " if t.selftest else "") + t.summary}
+            for t in targets.values()]
     # Adapters whose library is missing (or does not import): listed so that
     # nobody wonders where they went, with what to install.
-    for name, version, why in adapters.status():
-        if name not in targets:
-            rows.append((name, "-", version, "-", "no", verified.get(name) or "-", why))
-    sys.stdout.write(aligned(rows))
+    rows += [{"name": name, "level": "-", "version": version, "claims": [], "installed": False,
+              "verified": verified.get(name) or "-", "library": True, "what": why}
+             for name, version, why in adapters.status() if name not in targets]
+    return rows
+
+
+def _theirs(env: environments.Environment) -> list[dict[str, Any]]:
+    """The library targets installed in ``env``, named as --target takes them; one row saying why when it fails."""
+    try:
+        done = subprocess.run([str(env.python), "-m", "toolfuzz", "targets", "--json"], capture_output=True,
+                              text=True, timeout=300)
+        rows = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        rows = None
+    if not isinstance(rows, list):
+        return [{"name": f"?@{env.name}", "level": "-", "version": "-", "claims": [], "installed": False,
+                 "verified": "-", "what": f"the environment does not list its targets ({env.folder})"}]
+    return [{**r, "name": f"{r['name']}@{env.name}"} for r in rows if r.get("library") and r.get("installed")]
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = here()
+    if args.json:
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for env in environments.listed():
+        rows += _theirs(env)
+    table = [("name", "level", "version", "claims", "installed", "verified on", "what")]
+    table += [(r["name"], r["level"], r["version"], ",".join(r["claims"]) or "-", "yes" if r["installed"] else "no",
+               r["verified"], r["what"]) for r in rows]
+    sys.stdout.write(aligned(table))
     return 0

@@ -25,12 +25,14 @@ import inspect
 import shlex
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from toolfuzz.errors import UsageError
 from toolfuzz.vocabulary import DIALECTS
 from toolfuzz.targets.base import LEVELS, Target
+from toolfuzz.judge import environments
 from toolfuzz.targets import adapters
 from toolfuzz.targets.command import CommandError, command_target
 from toolfuzz.targets.registry import builtin_targets
@@ -60,6 +62,9 @@ def resolve(spec: str, level: str = "events") -> list[Target]:
     if spec.startswith("cmd:"):
         # Before the registry: a run of programs alone need not import every library adapter.
         return [_command(spec, spec[len("cmd:"):], level)]
+    inside = environments.split_spec(spec)
+    if inside is not None:
+        return [_in_environment(spec, *inside, level)]
     builtins = builtin_targets([spec])
     if spec in builtins:
         return [builtins[spec]]
@@ -94,6 +99,16 @@ def resolve(spec: str, level: str = "events") -> list[Target]:
     # A plain function is handed whatever the run's dialect gives (docs/dialects.md): it runs in every one.
     return [Target(name=spec, fn=obj, level=level, version=str(version), summary=(obj.__doc__ or "").strip()[:80],
                    dialects=DIALECTS)]
+
+
+def _in_environment(spec: str, name: str, where: str, level: str) -> Target:
+    """The built-in target ``name`` served from the environment ``where``, named ``name@where``."""
+    env = environments.find(where)
+    try:
+        served = command_target([*env.serve, name], level=level, summary=f"{name} in the environment {where}")
+    except CommandError as e:
+        raise UsageError(f"--target {spec}: {e}") from None
+    return replace(served, name=spec)
 
 
 def _command(spec: str, command: str, level: str) -> Target:

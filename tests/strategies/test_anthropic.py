@@ -13,7 +13,7 @@ from toolfuzz import strategies
 from tests.adapter_checks import require
 from toolfuzz.vocabulary import COMPLETING
 from toolfuzz.judge.sandbox import chunks_of, parse_chunks
-from tests.dialect_streams import QUICK, SMALL
+from tests.dialect_streams import QUICK, SMALL, whole_characters
 from toolfuzz.strategies.dialects import anthropic, responses
 from toolfuzz.strategies.dialects.calls import plan_calls
 from toolfuzz.strategies.profiles import ANTHROPIC_PROFILES
@@ -38,6 +38,8 @@ def test_generated_streams_decode_through_the_sdk_and_construct_as_its_event_typ
     SSEDecoder, validate_type, RawMessageStreamEvent = sdk
     # The SDK's decoder does not drop a byte-order mark (its first field name would keep it): not a wire for it.
     assume("bom" not in case.features)
+    # A wire cut inside a character (a disconnect) makes the SDK's decoder raise on its last line: not a wire it reads.
+    assume(whole_characters(case.wire))
     # It dispatches a blank line after an `id:` as an unnamed event, which its Stream skips: so do we.
     got = [e for e in SSEDecoder().iter_bytes(iter(case.reads)) if e.event is not None or e.data]
     assert [(e.event, e.data) for e in got] == [(e.event, e.data) for e in case.events]

@@ -10,6 +10,7 @@ import pytest
 
 from toolfuzz import strategies
 from tests.adapter_checks import require
+from tests.dialect_streams import whole_characters
 from toolfuzz.vocabulary import Tool
 from toolfuzz.judge.sandbox import chunks_of, parse_chunks
 from toolfuzz.strategies.profiles import RESPONSES_PROFILES
@@ -39,6 +40,8 @@ def test_generated_streams_decode_through_the_sdk_and_validate_as_its_event_type
     SSEDecoder, validate_type, ResponseStreamEvent = sdk
     # The SDK's decoder does not drop a byte-order mark (its first field name would keep it): not a wire for it.
     assume("bom" not in case.features)
+    # A wire cut inside a character (a disconnect) makes the SDK's decoder raise on its last line: not a wire it reads.
+    assume(whole_characters(case.wire))
     got = [e for e in SSEDecoder().iter_bytes(iter(case.reads)) if e.event is not None or e.data]
     assert [(e.event, e.data) for e in got] == [(e.event, e.data) for e in case.events]
     numbers = []

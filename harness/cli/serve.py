@@ -1,0 +1,78 @@
+"""``toolfuzz serve TARGET``: a built-in target over the subprocess protocol, for ``TARGET@ENV`` specs.
+
+The far side of :mod:`toolfuzz.judge.environments`: run by the python of an environment of its own, it
+speaks ``toolfuzz-subprocess/1`` (docs/subprocess.md) on stdin and stdout, and runs each request through
+the same sandbox a run uses in process, so a raise carries the crash state of the target's own frames.
+The harness on the near side keeps the time limit (it kills and restarts the program past it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import sys
+from typing import Any
+
+from toolfuzz.errors import UsageError
+from toolfuzz.judge.contestants import resolve
+from toolfuzz.judge.sandbox import Observation, observe
+from toolfuzz.targets.command import PROTOCOL
+from toolfuzz.vocabulary import Case, Outcome
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="serve a built-in target over the subprocess protocol (for TARGET@ENV)",
+                       description="Speak toolfuzz-subprocess/1 on stdin and stdout for one built-in target: "
+                       "what `--target TARGET@ENV` runs inside the environment ENV (toolfuzz env).")
+    p.add_argument("target", metavar="TARGET", help="a built-in target name")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    (target,) = resolve(args.target)
+    if target.takes_request:
+        raise UsageError(f"{args.target} needs the case's tools and limits, which the protocol does not carry")
+    out = sys.stdout
+    out.write(json.dumps({"protocol": PROTOCOL, "name": target.name, "version": target.version,
+                          "level": target.level, "claims": sorted(target.reports),
+                          "dialects": list(target.dialects)}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        out.write(json.dumps(_answer(target, line), ensure_ascii=True, separators=(",", ":")) + "\n")
+        out.flush()
+    return 0
+
+
+def _answer(target: Any, line: str) -> dict[str, Any]:
+    try:
+        request = json.loads(line)
+        dialect = request["dialect"]
+        if target.level == "events":
+            payloads = [json.dumps(c, separators=(",", ":")).encode("utf-8", "surrogatepass")
+                        for c in request["chunks"]]
+            case = Case(reads=(), expected=Outcome(), dialect=dialect)
+        else:
+            payloads = None
+            case = Case(reads=tuple(base64.b64decode(r) for r in request["reads"]), expected=Outcome(),
+                        dialect=dialect)
+    except (ValueError, KeyError, TypeError) as e:
+        return {"protocol_error": f"{type(e).__name__}: {e}"[:300]}
+    # No time limit here: the near side's, which kills this program past it.
+    return _as_answer(observe(target, case, payloads, timeout=0), target)
+
+
+def _as_answer(seen: Observation, target: Any) -> dict[str, Any]:
+    # What only the near side can tell apart (a blocked action, a bad return) comes back as a raise of its own
+    # type: the protocol has no other way to say it.
+    what = (f"BadReturn: {seen.bad_return}" if seen.bad_return else f"TargetBlocked: {seen.blocked}" if seen.blocked
+            else seen.raised)
+    if what:
+        kind, _, message = what.partition(": ")
+        return {"error": {"type": kind, "message": message, "crash_state": seen.crash_state or kind}}
+    if seen.events is not None:
+        return {"events": [{"event": e.event, "data": e.data, "id": e.id} for e in seen.events]}
+    answer: dict[str, Any] = {"calls": [c.to_json() for c in seen.calls]}
+    if "errors" in target.reports:
+        answer["stream_error"] = seen.error
+    return answer

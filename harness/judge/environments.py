@@ -1,0 +1,136 @@
+"""Environments of their own: a virtual environment per set of requirements, where a built-in target runs.
+
+A library that cannot share toolfuzz's environment (llama-index-llms-openai wants openai<3), or an older
+release of one that can (to compare a library with its own last release), runs in an environment made for
+it: ``toolfuzz env add NAME REQUIREMENT...`` makes one with toolfuzz and those requirements, and the target
+spec ``TARGET@NAME`` runs the built-in target there, over the subprocess protocol
+(``toolfuzz serve TARGET`` on the far side, :mod:`toolfuzz.cli.serve`), side by side with in-process
+targets.
+
+Environments live under ``$TOOLFUZZ_ENVS``, else ``~/.cache/toolfuzz/envs``, one folder each, with a
+``toolfuzz-env.json`` saying what was asked for.  They are made with uv when it is installed, venv and pip
+otherwise.  toolfuzz itself goes in as it is installed here: from its source folder when that is where it
+runs from (an editable install or a checkout), else the same release from the package index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Callable
+
+from toolfuzz import __version__
+from toolfuzz.errors import UsageError
+
+__all__ = ["Environment", "root", "add", "remove", "listed", "find", "split_spec"]
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_RECORD = "toolfuzz-env.json"
+
+
+@dataclass(frozen=True)
+class Environment:
+    name: str
+    folder: Path
+    requirements: tuple[str, ...]
+    toolfuzz: str
+
+    @property
+    def python(self) -> Path:
+        return self.folder / "bin" / "python"
+
+    @property
+    def serve(self) -> list[str]:
+        """The command that serves a built-in target of this environment over the subprocess protocol."""
+        return [str(self.python), "-m", "toolfuzz", "serve"]
+
+
+def root() -> Path:
+    given = os.environ.get("TOOLFUZZ_ENVS")
+    return Path(given) if given else Path.home() / ".cache" / "toolfuzz" / "envs"
+
+
+def split_spec(spec: str) -> tuple[str, str] | None:
+    """``(target, environment)`` for a ``TARGET@NAME`` spec, else None."""
+    target, at, name = spec.rpartition("@")
+    if not at or not target or not _NAME.fullmatch(name) or ":" in target:
+        return None
+    return target, name
+
+
+def find(name: str) -> Environment:
+    folder = root() / name
+    try:
+        doc = json.loads((folder / _RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = ", ".join(e.name for e in listed()) or "none yet"
+        raise UsageError(f"no environment {name!r} (toolfuzz env add {name} REQUIREMENT...; known: {known})") from None
+    return Environment(name, folder, tuple(doc.get("requirements", ())), str(doc.get("toolfuzz", "")))
+
+
+def listed() -> list[Environment]:
+    base = root()
+    if not base.is_dir():
+        return []
+    return [find(p.name) for p in sorted(base.iterdir()) if (p / _RECORD).is_file()]
+
+
+def _toolfuzz_source() -> str:
+    """How to install this toolfuzz elsewhere: its source folder when it runs from one, else its release."""
+    try:
+        direct = json.loads(metadata.distribution("toolfuzz").read_text("direct_url.json") or "{}")
+    except metadata.PackageNotFoundError:
+        direct = {}
+    url = direct.get("url", "")
+    if url.startswith("file://") and Path(url[len("file://"):], "pyproject.toml").is_file():
+        return url[len("file://"):]
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file():
+        return str(checkout)
+    return f"toolfuzz=={__version__}"
+
+
+def add(name: str, requirements: list[str], say: Callable[[str], None] = lambda text: None) -> Environment:
+    """Make (or make again) the environment ``name`` with toolfuzz and ``requirements``."""
+    if not _NAME.fullmatch(name):
+        raise UsageError(f"environment name {name!r}: letters, digits, '.', '_' and '-', at most 64")
+    folder = root() / name
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    source = _toolfuzz_source()
+    uv = shutil.which("uv")
+    steps = ([[uv, "venv", "--quiet", "--python", sys.executable, str(folder)],
+              [uv, "pip", "install", "--quiet", "--python", str(folder / "bin" / "python"), source, *requirements]]
+             if uv else
+             [[sys.executable, "-m", "venv", str(folder)],
+              [str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+               source, *requirements]])
+    say(f"making {folder} with {'uv' if uv else 'venv and pip'}: toolfuzz from {source}"
+        + (f", {' '.join(requirements)}" if requirements else ""))
+    for argv in steps:
+        done = subprocess.run(argv, capture_output=True, text=True)
+        if done.returncode != 0:
+            shutil.rmtree(folder, ignore_errors=True)
+            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+            raise UsageError(f"environment {name!r}: {' '.join(argv[:3])} ... failed: {' / '.join(tail)[:500]}")
+    env = Environment(name, folder, tuple(requirements), source)
+    record = {"name": name, "requirements": list(requirements), "toolfuzz": source}
+    # Written last, and whole: a folder without it is an environment that was never finished.
+    partial = folder / (_RECORD + ".part")
+    partial.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    os.replace(partial, folder / _RECORD)
+    return env
+
+
+def remove(name: str) -> Path:
+    env = find(name)
+    shutil.rmtree(env.folder)
+    return env.folder

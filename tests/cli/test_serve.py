@@ -1,0 +1,30 @@
+"""``toolfuzz serve TARGET``: a built-in target over the subprocess protocol, as ``TARGET@ENV`` runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.streams import chunk, frag, head
+
+PROTOCOL = "toolfuzz-subprocess/1"
+
+
+def test_it_shakes_hands_then_answers_calls_and_protocol_errors():
+    chunks = [chunk(head(0, "call_1", "get_weather")), chunk(frag(0, '{"location":')), chunk(frag(0, '"Paris"}')),
+              chunk(finish="tool_calls")]
+    requests = [{"case": 1, "dialect": "openai-chat", "chunks": chunks},
+                {"case": 2, "dialect": "openai-chat", "chunks": [{"choices": [{"index": 0, "delta": {"tool_calls": [
+                    {"index": 0, "function": {"arguments": "{"}}]}}]}]}]
+    lines = "".join(json.dumps(r) + "\n" for r in requests) + "not json\n"
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "serve", "selftest-plain"], input=lines,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    hello, first, second, third = [json.loads(line) for line in done.stdout.splitlines()]
+    assert hello == {"protocol": PROTOCOL, "name": "selftest-plain", "version": "", "level": "events",
+                     "claims": ["completion", "ids", "names"], "dialects": hello["dialects"]}
+    assert first == {"calls": [{"choice": 0, "index": 0, "id": "call_1", "name": "get_weather",
+                                "arguments": '{"location":"Paris"}', "complete": True}]}
+    assert second["calls"][0]["arguments"] == "{" and second["calls"][0]["complete"] is False
+    assert set(third) == {"protocol_error"}

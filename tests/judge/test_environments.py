@@ -1,0 +1,59 @@
+"""Environments of their own: made, listed and removed, and a built-in target run inside one side by side."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolfuzz.cli import main
+from toolfuzz.corpus.fixtures import load
+from toolfuzz.errors import UsageError
+from toolfuzz.judge import environments
+
+
+def test_a_target_at_an_environment_is_a_spec_of_its_own():
+    assert environments.split_spec("openai-stream-state@openai-3.13") == ("openai-stream-state", "openai-3.13")
+    assert environments.split_spec("openai-stream-state") is None
+    assert environments.split_spec("my_file.py:fn") is None and environments.split_spec("@x") is None
+
+
+def test_an_unknown_environment_or_a_bad_name_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path))
+    with pytest.raises(UsageError, match=r"no environment 'nope' \(toolfuzz env add nope REQUIREMENT\.\.\.; known: "
+                                         r"none yet\)"):
+        environments.find("nope")
+    with pytest.raises(UsageError, match="environment name '../x'"):
+        environments.add("../x", [])
+
+
+def test_a_requirement_that_does_not_install_leaves_no_environment_behind(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path))
+    with pytest.raises(UsageError, match=r"^environment 'broken': .* failed: "):
+        environments.add("broken", ["toolfuzz-no-such-requirement===0.0.0"])
+    assert not (tmp_path / "broken").exists() and environments.listed() == []
+
+
+def test_a_built_in_target_runs_inside_an_environment_beside_itself_in_process(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path / "envs"))
+    assert main(["env", "add", "own"]) == 0
+    assert capsys.readouterr().out.startswith(f"own: {tmp_path / 'envs' / 'own'} (--target TARGET@own)")
+    assert main(["env", "list"]) == 0 and capsys.readouterr().out.startswith("own  -  (")
+    # `toolfuzz targets` asks the environment for its library targets: none is installed there, and it answered
+    # (a row "?@own" would say it did not).
+    assert main(["targets"]) == 0
+    listed = capsys.readouterr().out
+    assert "selftest-plain " in listed and "@own" not in listed
+    code = main(["run", "--target", "selftest-shared-buffer@own", "--target", "selftest-shared-buffer",
+                 "--max-examples", "300", "--seed", "3", "--database", "none", "--findings", str(tmp_path / "found"),
+                 "--json"])
+    assert code == 1
+    summary = json.loads(capsys.readouterr().out)
+    found = {t["name"]: sorted(f["signature"].split("/", 1)[1] for f in t["divergences"]) for t in summary["targets"]}
+    # The same code, served from the other environment, finds the same root causes.
+    assert found["selftest-shared-buffer@own"] == found["selftest-shared-buffer"] != []
+    served = next(t for t in summary["targets"] if t["name"] == "selftest-shared-buffer@own")
+    assert all(d["fixture"].startswith(str(tmp_path / "found" / "selftest-shared-buffer-own")) and
+               load(d["fixture"]).observed["selftest-shared-buffer@own"]["verdict"] == "diverges"
+               for d in served["divergences"])
+    assert main(["env", "remove", "own"]) == 0 and environments.listed() == []
