@@ -19,8 +19,8 @@ from toolfuzz.targets.base import LEVELS
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "export", help="write fixtures as JSON, JSON lines, raw SSE or standalone pytest modules",
-        description="Write each fixture in a form another project consumes: json (chunks, expected outcome, "
+        "export", help="write fixtures as JSON, JSON lines, raw SSE, or cases of one pytest module",
+        description="Write each fixture in a form another project consumes: json (chunks, SSE events, expected outcome, "
         "tools), jsonl (the parsed chunks, one per line), sse (the raw wire bytes, the read cuts, the "
         "expected outcome as `toolfuzz assemble` prints it, and the tools), or pytest (the fixtures under "
         f"cases/ and one module, {PYTEST_MODULE}, with one marked place to plug in your assembler, judging "

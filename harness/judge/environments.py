@@ -29,7 +29,13 @@ from typing import Callable
 from toolfuzz import __version__
 from toolfuzz.errors import UsageError
 
-__all__ = ["Environment", "root", "add", "remove", "listed", "find", "split_spec"]
+__all__ = ["Environment", "root", "add", "remove", "listed", "find", "split_spec", "RECIPES", "requirements_for"]
+
+#: Environments a name alone makes: what cannot be a plain extra of toolfuzz's own environment.
+RECIPES: dict[str, tuple[str, ...]] = {
+    # llama-index-llms-openai requires openai<3, the other adapters openai>=3.
+    "llama-index": ("llama-index-llms-openai>=0.4",),
+}
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _RECORD = "toolfuzz-env.json"
@@ -97,10 +103,17 @@ def _toolfuzz_source() -> str:
     return f"toolfuzz=={__version__}"
 
 
+def requirements_for(name: str, given: list[str]) -> list[str]:
+    """``given``, or with none given the recipe of that name; a name with neither makes toolfuzz alone."""
+    return list(given) if given else list(RECIPES.get(name, ()))
+
+
 def add(name: str, requirements: list[str], say: Callable[[str], None] = lambda text: None) -> Environment:
-    """Make (or make again) the environment ``name`` with toolfuzz and ``requirements``."""
+    """Make (or make again) the environment ``name`` with toolfuzz and ``requirements`` (none given: the recipe
+    of that name, if there is one)."""
     if not _NAME.fullmatch(name):
         raise UsageError(f"environment name {name!r}: letters, digits, '.', '_' and '-', at most 64")
+    requirements = requirements_for(name, requirements)
     folder = root() / name
     if folder.exists():
         shutil.rmtree(folder)

@@ -1,6 +1,7 @@
 """Exporting fixtures in the forms other projects consume.
 
-* ``json``   - ``<stem>.json``: ``{"chunks": [...], "expected": <outcome>, "tools": [...]}``;
+* ``json``   - ``<stem>.json``: ``{"chunks": [...], "events": [...], "expected": <outcome>, "tools": [...]}``
+  (``events``: the SSE events the wire dispatches, what an sse-level target is judged on);
 * ``jsonl``  - ``<stem>.jsonl``: the parsed chunks, one per line;
 * ``sse``    - ``<stem>.sse``: the wire bytes as captured, with ``<stem>.reads.json``
   (the cut offsets, and the command that replays it), ``<stem>.expected.json``
@@ -25,6 +26,7 @@ from typing import Any
 
 from toolfuzz.corpus.fixtures import Fixture, dumps
 from toolfuzz.vocabulary import Case, Limits
+from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.sandbox import chunks_of, parse_chunks
 
 __all__ = ["FORMATS", "MARK_BEGIN", "MARK_END", "PYTEST_MODULE", "events_of", "stem_for", "render", "pytest_module"]
@@ -92,7 +94,9 @@ def render(fixture: Fixture, fmt: str, stem: str, level: str = "events") -> list
     case = fixture.case
     tools = [t.to_json() for t in case.tools]
     if fmt == "json":
-        doc = {"chunks": events_of(case), "expected": case.expected.to_json(), "tools": tools}
+        # The events too: what an sse-level target (a decoder) is judged on, as the chunks are an assembler's.
+        events = [{"event": e.event, "data": e.data, "id": e.id} for e in expected_events(case)]
+        doc = {"chunks": events_of(case), "events": events, "expected": case.expected.to_json(), "tools": tools}
         return [(f"{stem}.json", (_json_text(doc, indent=2) + "\n").encode("utf-8"))]
     if fmt == "jsonl":
         return [(f"{stem}.jsonl", "".join(_compact(c) + "\n" for c in events_of(case)).encode("utf-8"))]

@@ -68,7 +68,8 @@ def test_json_and_jsonl_chunks_fed_to_the_plain_assembler_give_the_expected_call
         text = (tmp_path / f"{path.stem}.{fmt}").read_text(encoding="utf-8")
         if fmt == "json":
             doc = json.loads(text)
-            assert sorted(doc) == ["chunks", "expected", "tools"]
+            assert sorted(doc) == ["chunks", "events", "expected", "tools"]
+            assert [(e["event"], e["data"]) for e in doc["events"]] == [(e.event, e.data) for e in fixture.case.events]
             assert doc["expected"] == fixture.case.expected.to_json()
             assert doc["tools"] == [t.to_json() for t in fixture.case.tools]
             chunks = doc["chunks"]

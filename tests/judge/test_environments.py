@@ -18,6 +18,12 @@ def test_a_target_at_an_environment_is_a_spec_of_its_own():
     assert environments.split_spec("my_file.py:fn") is None and environments.split_spec("@x") is None
 
 
+def test_a_recipe_gives_the_requirements_of_what_cannot_share_toolfuzz_s_environment():
+    assert environments.requirements_for("llama-index", []) == ["llama-index-llms-openai>=0.4"]
+    assert environments.requirements_for("llama-index", ["x==1"]) == ["x==1"]
+    assert environments.requirements_for("plain", []) == []
+
+
 def test_an_unknown_environment_or_a_bad_name_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path))
     with pytest.raises(UsageError, match=r"no environment 'nope' \(toolfuzz env add nope REQUIREMENT\.\.\.; known: "

@@ -1,0 +1,52 @@
+"""``toolfuzz bisect PATH... --target SPEC --package PKG``: the releases of PKG on which each fixture fails.
+
+:mod:`toolfuzz.corpus.bisect` describes the search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from toolfuzz.corpus.bisect import DEFAULT_RELEASES, bisect, describe, probe_in_environment, releases
+from toolfuzz.corpus.replay import load_fixtures
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bisect", help="find the releases of a package on which fixtures fail",
+                       description="For each fixture, run TARGET on releases of PKG, each in an environment of its "
+                       "own (toolfuzz env), by bisection, and print the first release where it fails after passing "
+                       "(introduced) and the first where it passes after failing (fixed), with every release tested. "
+                       f"Without --between, the {DEFAULT_RELEASES} newest releases.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="fixture file, or folder of *.json fixtures")
+    p.add_argument("--target", required=True, metavar="SPEC",
+                   help="a built-in target, or module:attr importable where PKG is installed")
+    p.add_argument("--package", required=True, metavar="PKG", help="the distribution whose releases are tried")
+    p.add_argument("--between", nargs=2, metavar=("OLD", "NEW"), help="the oldest and the newest release to try")
+    p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds a case may take (default 5)")
+    p.add_argument("--json", action="store_true",
+                   help='print a list of {"fixture", "introduced", "fixed", "tested": {version: verdict}}')
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Every fixture read before any environment is made: a bad one is one line, and costs nothing.
+    fixtures = load_fixtures(args.paths)
+    versions = releases(args.package, tuple(args.between) if args.between else None)
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    say(f"toolfuzz bisect: {len(fixtures)} fixture{'s' * (len(fixtures) != 1)} over {len(versions)} releases of "
+        f"{args.package} ({versions[0]} to {versions[-1]})")
+    found = [bisect(str(f.path), versions,
+                    probe_in_environment(f.fixture.case, args.target, args.package, args.timeout, say))
+             for f in fixtures]
+    if args.json:
+        json.dump([r.to_json() for r in found], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for r in found:
+            print(describe(r))
+    return 0

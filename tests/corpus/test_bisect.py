@@ -1,0 +1,91 @@
+"""Regression ranges by bisection: the search over verdicts, and a real one over releases of a package."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import zipfile
+from pathlib import Path
+
+from toolfuzz.cli import main
+from toolfuzz.corpus.bisect import bisect, describe
+from tests.paths import ROOT
+
+INTERLEAVED = ROOT / "findings" / "seed" / "two-calls-interleaved.json"
+
+
+def by(verdicts: dict[str, str], asked: list[str]):
+    def probe(version: str) -> str:
+        asked.append(version)
+        return verdicts[version]
+    return probe
+
+
+def test_the_release_where_the_verdict_changes_is_found_in_few_probes():
+    versions = [f"1.{i}" for i in range(16)]
+    asked: list[str] = []
+    found = bisect("f.json", versions, by({v: "passes" if i < 11 else "fails" for i, v in enumerate(versions)}, asked))
+    assert (found.introduced, found.fixed) == ("1.11", None)
+    assert len(asked) == len(set(asked)) <= 6 and list(found.tested) == sorted(asked, key=lambda v: int(v[2:]))
+    assert describe(found).startswith("f.json: introduced in 1.11\n  tested: 1.0 passes, ")
+    fixed = bisect("f.json", versions, by({v: "fails" if i < 3 else "passes" for i, v in enumerate(versions)}, []))
+    assert (fixed.introduced, fixed.fixed) == (None, "1.3")
+
+
+def test_a_release_that_does_not_load_is_stepped_over():
+    versions = ["1", "2", "3", "4", "5", "6"]
+    verdicts = {"1": "error", "2": "passes", "3": "error", "4": "passes", "5": "fails", "6": "error"}
+    found = bisect("f.json", versions, by(verdicts, []))
+    assert found.introduced == "5" and found.tested["1"] == found.tested["6"] == "error"
+    same = bisect("f.json", versions, by(dict.fromkeys(versions, "fails"), []))
+    assert (same.introduced, same.fixed) == (None, None) and describe(same).startswith("f.json: fails on every")
+
+
+def _wheel(folder: Path, version: str, body: str) -> None:
+    """A pure-Python wheel of tfz-bisect-demo, written by hand: the package under bisection in the test below."""
+    dist = f"tfz_bisect_demo-{version}.dist-info"
+    files = {"tfz_bisect_demo.py": body,
+             f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: tfz-bisect-demo\nVersion: {version}\n",
+             f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: toolfuzz-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    record = []
+    for name, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{name},sha256={digest},{len(text.encode())}")
+    files[f"{dist}/RECORD"] = "\n".join([*record, f"{dist}/RECORD,,"]) + "\n"
+    with zipfile.ZipFile(folder / f"tfz_bisect_demo-{version}-py3-none-any.whl", "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+
+
+CORRECT = "from toolfuzz.targets.selftest.plain import assemble_chunks as assemble\n"
+BROKEN = "from toolfuzz.targets.selftest.mutants import shared_buffer as assemble\n"
+
+
+def test_a_bisection_over_real_releases_names_the_one_that_introduced_the_mistake(tmp_path, monkeypatch, capsys):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for version, body in (("1.0", CORRECT), ("1.1", CORRECT), ("1.2", BROKEN), ("1.3", BROKEN), ("1.4", BROKEN)):
+        _wheel(wheels, version, body)
+    # The releases come from these wheels, as an index would serve them.
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path / "envs"))
+    assert main(["bisect", str(INTERLEAVED), "--target", "tfz_bisect_demo:assemble", "--package", "tfz-bisect-demo",
+                 "--json"]) == 0
+    (found,) = json.loads(capsys.readouterr().out)
+    assert found["introduced"] == "1.2" and found["fixed"] is None
+    # The ends, then halves: 1.3 is never needed.
+    assert found["tested"] == {"1.0": "passes", "1.1": "passes", "1.2": "fails", "1.4": "fails"}
+    # The environments stay, for the next bisection to reuse.
+    assert sorted(p.name for p in (tmp_path / "envs").iterdir()) == [
+        "bisect-tfz-bisect-demo-1.0", "bisect-tfz-bisect-demo-1.1", "bisect-tfz-bisect-demo-1.2",
+        "bisect-tfz-bisect-demo-1.4"]
+
+
+def test_a_fixture_that_cannot_be_read_or_a_package_with_no_releases_is_one_line(tmp_path, capsys):
+    assert main(["bisect", str(tmp_path / "nope.json"), "--target", "x", "--package", "six"]) == 2
+    assert capsys.readouterr().err == f"toolfuzz bisect: {tmp_path / 'nope.json'}: cannot read: No such file or directory\n"
+    assert main(["bisect", str(INTERLEAVED), "--target", "x", "--package", "toolfuzz-no-such-package-zz"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("toolfuzz bisect: --package toolfuzz-no-such-package-zz: the index lists no releases (")
+    assert err.count("\n") == 1
