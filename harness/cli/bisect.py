@@ -8,8 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
 from toolfuzz.corpus.bisect import DEFAULT_RELEASES, bisect, describe, probe_in_environment, releases
+from toolfuzz.corpus.fixtures import dumps, write_atomic
 from toolfuzz.corpus.replay import load_fixtures
 
 
@@ -27,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds a case may take (default 5)")
     p.add_argument("--json", action="store_true",
                    help='print a list of {"fixture", "introduced", "fixed", "tested": {version: verdict}}')
+    p.add_argument("--record", action="store_true",
+                   help="also write each range into its fixture (its history field, under the target's name), which "
+                   "findings/README.md and corpus check then show")
     p.set_defaults(run=run)
 
 
@@ -43,6 +48,11 @@ def run(args: argparse.Namespace) -> int:
     found = [bisect(str(f.path), versions,
                     probe_in_environment(f.fixture.case, args.target, args.package, args.timeout, say))
              for f in fixtures]
+    if args.record:
+        for loaded, r in zip(fixtures, found):
+            entry = {"package": args.package, "tested": r.tested, "introduced": r.introduced, "fixed": r.fixed}
+            updated = replace(loaded.fixture, history={**loaded.fixture.history, args.target: entry})
+            write_atomic(loaded.path, dumps(updated))
     if args.json:
         json.dump([r.to_json() for r in found], sys.stdout, indent=2)
         sys.stdout.write("\n")

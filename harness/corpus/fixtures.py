@@ -83,6 +83,9 @@ class Fixture:
     found: dict[str, Any] = field(default_factory=lambda: {"by": "hand"})
     #: What goes wrong for a user of the library, one line written by a person; optional.
     statement: str = ""
+    #: Regression ranges found by ``toolfuzz bisect --record``, by target: ``{"package", "tested": {version:
+    #: "fails" | "passes" | "error"}, "introduced", "fixed"}`` (oldest release first).
+    history: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         case = self.case
@@ -104,7 +107,19 @@ class Fixture:
             doc["events"] = [e.to_json() for e in case.events]
         if self.statement:
             doc["statement"] = self.statement
+        if self.history:
+            doc["history"] = self.history
         return doc
+
+
+def history_text(entry: dict[str, Any]) -> str:
+    """A recorded range for a person: ``openai 1.4.0 – 1.6.2, fixed in 1.6.3`` (the releases bisect saw fail)."""
+    fails = [v for v, verdict in entry.get("tested", {}).items() if verdict == "fails"]
+    package = entry.get("package", "?")
+    if not fails:
+        return f"{package}: passes on every release tested"
+    text = f"{package} {fails[0]}" + (f" – {fails[-1]}" if fails[-1] != fails[0] else "")
+    return text + (f", fixed in {entry['fixed']}" if entry.get("fixed") else "")
 
 
 def _wire_to_json(wire: bytes, cuts: tuple[int, ...]) -> dict[str, Any]:
@@ -265,11 +280,25 @@ class _Reader:
             self.typed(value, dict, f"observed.{_key(key)}", "an object")
         found = self.get(doc, "found", dict, "", "an object", {"by": "hand"})
         statement = self.get(doc, "statement", str, "", "a string", "")
+        history = self.history(self.get(doc, "history", dict, "", "an object", {}))
         events = self.events(self.get(doc, "events", list, "", "a list of events")) if "events" in doc else None
         case = Case(reads=reads, expected=expected, tools=tools, limits=limits,
                     dialect=dialect, features=tuple(features), events=events)
         return Fixture(case=case, name=name, description=description, observed=observed, found=found,
-                       statement=statement)
+                       statement=statement, history=history)
+
+    def history(self, doc: dict[str, Any]) -> dict[str, Any]:
+        for target, entry in doc.items():
+            path = f"history.{_key(target)}"
+            self.typed(entry, dict, path, "an object")
+            self.get(entry, "package", str, path, "a string")
+            for version, verdict in self.get(entry, "tested", dict, path, "an object").items():
+                if verdict not in ("fails", "passes", "error"):
+                    raise self.fail(f"{path}.tested.{_key(version)}", f"must be fails, passes or error, not "
+                                    f"{_short(str(verdict))!r}")
+            for key in ("introduced", "fixed"):
+                self.get(entry, key, (str, type(None)), path, "a release or null", None)
+        return doc
 
     def events(self, items: list[Any]) -> tuple[SSEEvent, ...]:
         out = []

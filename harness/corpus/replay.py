@@ -34,7 +34,7 @@ from toolfuzz import __version__
 from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.errors import UsageError
-from toolfuzz.corpus.fixtures import Fixture, FixtureError, iter_fixture_paths, load, printable
+from toolfuzz.corpus.fixtures import Fixture, FixtureError, history_text, iter_fixture_paths, load, printable
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.judge.sandbox import chunks_of, observe
 from toolfuzz.targets.base import Target
@@ -170,7 +170,9 @@ def fixed_in(cell: Cell) -> str:
 
 def fixed_text(fixture: Fixture, target: str, version: str) -> str:
     recorded = recorded_version(fixture, target)
-    return f"fixed in {target} {version or '(unversioned)'}" + (f" (recorded on {recorded})" if recorded else "")
+    bisected = fixture.history.get(target)
+    return (f"fixed in {target} {version or '(unversioned)'}" + (f" (recorded on {recorded})" if recorded else "")
+            + (f"; bisected: fails on {history_text(bisected)}" if bisected else ""))
 
 
 # -- loading -----------------------------------------------------------------

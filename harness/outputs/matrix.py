@@ -19,6 +19,7 @@ from pathlib import Path
 
 from toolfuzz.judge.compare import KINDS
 from toolfuzz.corpus.curation import Entry, diverging
+from toolfuzz.corpus.fixtures import history_text
 from toolfuzz.corpus.replay import recorded_version
 from toolfuzz.strategies import PROFILES
 from toolfuzz.targets.selftest import PLAIN, SELFTEST
@@ -90,7 +91,9 @@ def render_matrix(entries: list[Entry], base: Path, command: str) -> str:
         for kind in sorted(rows[key], key=_kind_order):
             for entry in sorted(rows[key][kind], key=lambda e: _link(e.path, base)):
                 said = entry.fixture.statement or f"({entry.fixture.description})"
-                lines.append(f"- `{kind}` ({', '.join(_profiles([entry]))}): {_cell_text(said)} "
+                ranges = "".join(f" Fails on {history_text(h)} (toolfuzz bisect)."
+                                 for h in entry.fixture.history.values())
+                lines.append(f"- `{kind}` ({', '.join(_profiles([entry]))}): {_cell_text(said + ranges)} "
                              f"[{entry.path.name}]({_link(entry.path, base)})")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

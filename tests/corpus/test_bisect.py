@@ -5,11 +5,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import shutil
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 from toolfuzz.cli import main
 from toolfuzz.corpus.bisect import bisect, describe
+from toolfuzz.corpus.fixtures import history_text, load
 from tests.paths import ROOT
 
 INTERLEAVED = ROOT / "findings" / "seed" / "two-calls-interleaved.json"
@@ -70,12 +73,20 @@ def test_a_bisection_over_real_releases_names_the_one_that_introduced_the_mistak
     # The releases come from these wheels, as an index would serve them.
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
     monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path / "envs"))
-    assert main(["bisect", str(INTERLEAVED), "--target", "tfz_bisect_demo:assemble", "--package", "tfz-bisect-demo",
-                 "--json"]) == 0
+    fixture = tmp_path / "interleaved.json"
+    shutil.copy(INTERLEAVED, fixture)
+    assert main(["bisect", str(fixture), "--target", "tfz_bisect_demo:assemble", "--package", "tfz-bisect-demo",
+                 "--json", "--record"]) == 0
     (found,) = json.loads(capsys.readouterr().out)
     assert found["introduced"] == "1.2" and found["fixed"] is None
     # The ends, then halves: 1.3 is never needed.
     assert found["tested"] == {"1.0": "passes", "1.1": "passes", "1.2": "fails", "1.4": "fails"}
+    # Recorded in the fixture, under the target's name; the rest of the fixture as it was.
+    recorded = load(fixture)
+    assert recorded.history == {"tfz_bisect_demo:assemble": {"package": "tfz-bisect-demo", "tested": found["tested"],
+                                                             "introduced": "1.2", "fixed": None}}
+    assert replace(recorded, history={}) == load(INTERLEAVED)
+    assert history_text(recorded.history["tfz_bisect_demo:assemble"]) == "tfz-bisect-demo 1.2 – 1.4"
     # The environments stay, for the next bisection to reuse.
     assert sorted(p.name for p in (tmp_path / "envs").iterdir()) == [
         "bisect-tfz-bisect-demo-1.0", "bisect-tfz-bisect-demo-1.1", "bisect-tfz-bisect-demo-1.2",

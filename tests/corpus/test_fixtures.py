@@ -137,3 +137,21 @@ def test_lone_surrogates_a_target_observed_are_written_as_escapes_and_read_back(
     assert "\\ud83d" in text
     text.encode("utf-8")  # the file is UTF-8
     assert loads(text).observed["t"]["arguments"] == "a\ud83db"
+
+
+def test_a_recorded_regression_range_round_trips_and_reads_as_a_range():
+    from dataclasses import replace
+
+    from toolfuzz.corpus.fixtures import history_text
+
+    entry = {"package": "openai", "tested": {"1.3.0": "passes", "1.4.0": "fails", "1.6.2": "fails", "1.6.3": "passes"},
+             "introduced": "1.4.0", "fixed": "1.6.3"}
+    f = replace(sample(), history={"openai-stream-state": entry})
+    assert loads(dumps(f)) == f and json.loads(dumps(f))["history"]["openai-stream-state"] == entry
+    assert history_text(entry) == "openai 1.4.0 – 1.6.2, fixed in 1.6.3"
+    assert history_text({"package": "p", "tested": {"1": "passes"}}) == "p: passes on every release tested"
+    bad = json.loads(dumps(f))
+    bad["history"]["openai-stream-state"]["tested"]["1.4.0"] = "maybe"
+    with pytest.raises(FixtureError, match=r"history\.openai-stream-state\.tested\.1\.4\.0: must be fails, passes "
+                                           r"or error, not 'maybe'"):
+        loads(json.dumps(bad))

@@ -73,3 +73,19 @@ def test_hand_written_fixtures_are_counted_by_folder_and_mutants_kept_apart():
     assert "| `selftest-shared-buffer` | - |" in mutants
     libraries = page.split("## Libraries")[1].split("## Self-test")[0]
     assert "selftest-" not in libraries
+
+
+def test_a_range_found_by_bisect_is_shown_beside_its_statement_and_in_corpus_check_s_fixed_text(tmp_path):
+    from toolfuzz.corpus.fixtures import load
+    from toolfuzz.corpus.replay import fixed_text
+
+    path = library_fixture(tmp_path, "a", "call_lost", "1.5.0", "The second call never runs.")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["history"] = {"somelib": {"package": "somelib", "introduced": "1.4.0", "fixed": "1.6.3",
+                                  "tested": {"1.0.0": "passes", "1.4.0": "fails", "1.6.2": "fails", "1.6.3": "passes"}}}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    page = render_matrix(load_corpus([str(tmp_path)]), tmp_path, "cmd")
+    assert ("The second call never runs. Fails on somelib 1.4.0 – 1.6.2, fixed in 1.6.3 (toolfuzz bisect). "
+            "[a.json](somelib/a.json)") in page
+    assert fixed_text(load(path), "somelib", "1.7.0") == ("fixed in somelib 1.7.0 (recorded on 1.5.0); bisected: "
+                                                         "fails on somelib 1.4.0 – 1.6.2, fixed in 1.6.3")
