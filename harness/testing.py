@@ -31,12 +31,13 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable
 
+from hypothesis.errors import InvalidArgument
+
 from toolfuzz.corpus.findings import FindingWriter
 from toolfuzz.corpus.fixtures import FixtureError, load
+from toolfuzz.corpus.replay import judged
 from toolfuzz.engine.search import search
-from toolfuzz.judge.compare import compare
-from toolfuzz.judge.compare_events import expected_events
-from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.judge.contestants import plain_target
 from toolfuzz.errors import UsageError
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
@@ -78,8 +79,7 @@ def _as_target(fn: Callable[..., Any] | Target, level: str) -> Target:
     if not callable(fn):
         raise UsageError(f"toolfuzz takes an assembler function or a Target, not a {type(fn).__name__}")
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "assembler"
-    return Target(name=name.replace("<", "").replace(">", ""), fn=fn, level=level, dialects=DIALECTS,
-                  summary=(getattr(fn, "__doc__", None) or "").strip()[:80])
+    return plain_target(fn, name.replace("<", "").replace(">", ""), level)
 
 
 def check_fixture(fn: Callable[..., Any] | Target, path: str | os.PathLike[str], *, level: str = "events",
@@ -95,8 +95,7 @@ def check_fixture(fn: Callable[..., Any] | Target, path: str | os.PathLike[str],
         case = load(path).case
     except FixtureError as e:
         raise UsageError(str(e)) from None
-    seen = observe(target, case, chunks_of(case), timeout)
-    found = compare(case.expected, seen, target, expected_events(case))
+    found, _ = judged(case, target, timeout)
     if found:
         raise Diverges("\n".join([f"toolfuzz: {target.name} diverges on {path}:",
                                   *(f"  {d.kind}: {d.detail}" for d in found),
@@ -126,7 +125,7 @@ def check_assembler(fn: Callable[..., Any] | Target, *, level: str = "events", d
     root = Path(findings if findings is not None else settings["findings"] or DEFAULT_FINDINGS)
     try:
         planner = Planner(tools=tools, profiles=list(profiles) if profiles is not None else None, dialect=dialect)
-    except Exception as e:  # noqa: BLE001 - hypothesis' InvalidArgument for a profile or tool: one line
+    except InvalidArgument as e:  # an unknown profile or dialect, or no tool that can generate: one line
         raise UsageError(str(e)) from None
     writer = FindingWriter(root)
     # Ended by examples, never by time: a budget far past what the examples take.

@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def here() -> list[dict[str, Any]]:
     """Every built-in target of this environment, and each adapter that cannot load here with why."""
     targets = builtin_targets()
-    state = {name: why for name, _, why in adapters.status()}
+    status = adapters.status()
+    state = {name: why for name, _, why in status}
     verified = adapters.verified()
     rows = [{"name": t.name, "level": t.level, "version": t.version or "-", "claims": sorted(t.reports),
              "installed": state.get(t.name, "installed") == "installed", "verified": verified.get(t.name) or "-",
@@ -37,7 +38,7 @@ def here() -> list[dict[str, Any]]:
     # nobody wonders where they went, with what to install.
     rows += [{"name": name, "level": "-", "version": version, "claims": [], "installed": False,
               "verified": verified.get(name) or "-", "library": True, "what": why}
-             for name, version, why in adapters.status() if name not in targets]
+             for name, version, why in status if name not in targets]
     return rows
 
 

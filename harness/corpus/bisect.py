@@ -29,9 +29,7 @@ from typing import Callable
 
 from toolfuzz.errors import UsageError
 from toolfuzz.judge import environments
-from toolfuzz.judge.compare import compare
-from toolfuzz.judge.compare_events import expected_events
-from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.corpus.replay import judged
 from toolfuzz.targets.command import CommandError, command_target
 from toolfuzz.vocabulary import Case
 
@@ -87,18 +85,16 @@ def probe_in_environment(case: Case, target: str, package: str, timeout: float =
         name = re.sub(r"[^A-Za-z0-9._-]", "-", f"bisect-{package}-{version}")[:64]
         wanted = [f"{package}=={version}"]
         try:
-            env = next((e for e in environments.listed() if e.name == name and list(e.requirements) == wanted), None)
-            if env is None:
-                env = environments.add(name, wanted, say)
+            env = environments.ensure(name, wanted, say)
             served = command_target([*env.serve, target], summary=f"{target} with {package} {version}")
         except (UsageError, CommandError) as e:
             say(f"{package} {version}: error: {e}")
             return "error"
         try:
-            seen = observe(served, case, chunks_of(case), timeout)
+            found, _ = judged(case, served, timeout)
         finally:
             served.extra["child"].stop()
-        verdict = "fails" if compare(case.expected, seen, served, expected_events(case)) else "passes"
+        verdict = "fails" if found else "passes"
         say(f"{package} {version}: {verdict}")
         return verdict
 

@@ -40,6 +40,7 @@ from toolfuzz.judge.sandbox import chunks_of, observe
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.reference import ASSEMBLERS
 from toolfuzz.targets.registry import REFERENCE, REFERENCE_SSE, builtin_targets
+from toolfuzz.vocabulary import Case
 
 __all__ = ["VERDICTS", "Loaded", "Cell", "Report", "load_fixtures", "replay", "state_of"]
 
@@ -304,8 +305,17 @@ def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: f
 
 def _run_cell(loaded: Loaded, target: Target, payloads: list[bytes], timeout: float) -> tuple[list[Divergence], float]:
     """Run one target on one fixture; one recorded as killing its process runs in a child (toolfuzz.judge.child)."""
-    case = loaded.fixture.case
-    if loaded.recorded(target.name)[1] in ISOLATED_KINDS:
+    return judged(loaded.fixture.case, target, timeout, payloads,
+                  isolated=loaded.recorded(target.name)[1] in ISOLATED_KINDS)
+
+
+def judged(case: Case, target: Target, timeout: float, payloads: list[bytes] | None = None,
+           isolated: bool = False) -> tuple[list[Divergence], float]:
+    """``target``'s divergences on a fixture's ``case`` and the seconds it took, as a run judges them: the one
+    way the check, ``toolfuzz bisect`` and ``toolfuzz.testing.check_fixture`` judge a fixture.  ``isolated``
+    runs it in a child process (for a target recorded as killing its own)."""
+    payloads = chunks_of(case) if payloads is None else payloads
+    if isolated:
         started = time.perf_counter()
         result = observe_isolated(target, case, payloads, timeout)
         if isinstance(result, Divergence):

@@ -95,10 +95,14 @@ def resolve(spec: str, level: str = "events") -> list[Target]:
                          f"at --level bytes and sse)") from None
     except ValueError:
         pass  # builtins without a signature: let the call decide
-    version = getattr(module, "__version__", "")
+    return [plain_target(obj, spec, level, str(getattr(module, "__version__", "")))]
+
+
+def plain_target(fn: Any, name: str, level: str, version: str = "") -> Target:
+    """A plain function as a target of ``level``: judged on the plain claims, in every dialect."""
     # A plain function is handed whatever the run's dialect gives (docs/dialects.md): it runs in every one.
-    return [Target(name=spec, fn=obj, level=level, version=str(version), summary=(obj.__doc__ or "").strip()[:80],
-                   dialects=DIALECTS)]
+    return Target(name=name, fn=fn, level=level, version=version, summary=(fn.__doc__ or "").strip()[:80],
+                  dialects=DIALECTS)
 
 
 def _in_environment(spec: str, name: str, where: str, level: str) -> Target:

@@ -29,7 +29,8 @@ from typing import Callable
 from toolfuzz import __version__
 from toolfuzz.errors import UsageError
 
-__all__ = ["Environment", "root", "add", "remove", "listed", "find", "split_spec", "RECIPES", "requirements_for"]
+__all__ = ["Environment", "root", "add", "ensure", "remove", "listed", "find", "split_spec", "RECIPES",
+           "requirements_for"]
 
 #: Environments a name alone makes: what cannot be a plain extra of toolfuzz's own environment.
 RECIPES: dict[str, tuple[str, ...]] = {
@@ -141,6 +142,15 @@ def add(name: str, requirements: list[str], say: Callable[[str], None] = lambda 
     partial.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     os.replace(partial, folder / _RECORD)
     return env
+
+
+def ensure(name: str, requirements: list[str], say: Callable[[str], None] = lambda text: None) -> Environment:
+    """The environment ``name`` as made before with these ``requirements``, or made now."""
+    try:
+        env = find(name)
+    except UsageError:
+        return add(name, requirements, say)
+    return env if list(env.requirements) == requirements else add(name, requirements, say)
 
 
 def remove(name: str) -> Path:
