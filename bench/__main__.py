@@ -12,7 +12,9 @@
   present);
 * startup: ``toolfuzz assemble --help`` against ``python -c pass``, and a
   large capture through ``toolfuzz assemble`` against the floor, each a fresh
-  process as a user runs it (``bench.startup``).
+  process as a user runs it (``bench.startup``);
+* partial: each partial JSON parser's time to parse every prefix of a 10 KB
+  and a 100 KB argument text, against jiter (``bench.partial``).
 
 Each section is still its own ``python -m bench.<name>`` with more options.
 A section that fails or is missing says so in its rows; the others still run.
@@ -33,9 +35,9 @@ from typing import Any, Callable
 Row = tuple[str, str, str]
 
 FULL = {"mb": 8.0, "examples": 1000, "seeds": 10, "budget": 10.0, "startup_rounds": 15, "startup_mb": 28.0,
-        "quiet_examples": 1500}
+        "quiet_examples": 1500, "partial_sizes": (10_000, 100_000), "partial_sample": 200}
 QUICK = {"mb": 1.0, "examples": 100, "seeds": 1, "budget": 5.0, "startup_rounds": 3, "startup_mb": 1.0,
-         "quiet_examples": 100}
+         "quiet_examples": 100, "partial_sizes": (2_000,), "partial_sample": 20}
 
 
 def reference(size: dict[str, Any]) -> list[Row]:
@@ -87,9 +89,16 @@ def startup(size: dict[str, Any]) -> list[Row]:
             measure(size["startup_rounds"], size["startup_mb"], stream_rounds=5 if size is FULL else 2)]
 
 
+def partial(size: dict[str, Any]) -> list[Row]:
+    from bench.partial import measure
+    return [("partial", f"{name}, every prefix of {length} characters ({prefixes} prefixes)",
+             f"{total:.2f} s ({ratio:.1f}x jiter)")
+            for name, length, prefixes, total, ratio in measure(size["partial_sizes"], sample=size["partial_sample"])]
+
+
 SECTIONS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
     "reference": reference, "generation": generation, "selftest": selftest, "workers": workers,
-    "startup": startup}
+    "startup": startup, "partial": partial}
 
 
 def table(rows: list[Row]) -> str:

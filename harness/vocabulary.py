@@ -93,9 +93,14 @@ class Call:
     name: str | None
     arguments: str
     status: str
+    #: Where the stream cut ``arguments`` into fragments: offsets in code points, ascending, each strictly
+    #: inside the text (a cut between the two UTF-16 halves of one character is inside no code point and is
+    #: left out).  Known by construction; the ``partial`` level parses the prefixes ending there.  Not part
+    #: of what the call is: two calls with the same text are the same call however it was cut.
+    cuts: tuple[int, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc: dict[str, Any] = {
             "choice": self.choice,
             "index": self.index,
             "id": self.id,
@@ -103,6 +108,9 @@ class Call:
             "arguments": self.arguments,
             "status": self.status,
         }
+        if self.cuts:
+            doc["cuts"] = list(self.cuts)
+        return doc
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from toolfuzz.vocabulary import (
     Tool,
 )
 from toolfuzz.strategies.arguments import validator
-from toolfuzz.strategies.fragments import join_fragments
+from toolfuzz.strategies.fragments import cut_offsets, join_fragments
 from toolfuzz.strategies.plan import Step
 
 __all__ = ["Sent", "expected_outcome", "verdict", "parses"]
@@ -123,5 +123,5 @@ def expected_outcome(dispatched: Iterable[Sent], indexes: dict[int, int], tools:
             status = verdict(c.name, arguments, tools)
         else:
             status = INCOMPLETE
-        out.append(Call(c.choice, c.index, c.id, c.name, arguments, status))
+        out.append(Call(c.choice, c.index, c.id, c.name, arguments, status, cut_offsets(c.parts)))
     return Outcome(tuple(out), error)

@@ -15,7 +15,7 @@ from typing import Any
 
 from toolfuzz.strategies.stage import integer, named, pick, stage
 
-__all__ = ["hard_places", "fragments", "to_utf16_units", "join_fragments", "one_char_limit"]
+__all__ = ["hard_places", "fragments", "to_utf16_units", "join_fragments", "cut_offsets", "one_char_limit"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -45,6 +45,32 @@ def join_fragments(parts: list[str]) -> str:
     if not text.isascii() and _SURROGATE.search(text):
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return text
+
+
+def cut_offsets(parts: list[str]) -> tuple[int, ...]:
+    """Where ``parts`` cut the text :func:`join_fragments` makes of them, in its code points.
+
+    Offsets strictly inside the text, ascending, each once; a cut between the two UTF-16 halves of one
+    character falls inside a code point and is left out.
+    """
+    offsets: list[int] = []
+    at = 0
+    pending_high = False
+    for part in parts[:-1]:
+        if part.isascii():
+            at += len(part)
+            pending_high = False
+        else:
+            for ch in part:
+                if "\udc00" <= ch <= "\udfff" and pending_high:
+                    pending_high = False  # the second half of a character already counted
+                    continue
+                pending_high = "\ud800" <= ch <= "\udbff"
+                at += 1
+        if not pending_high and (not offsets or offsets[-1] != at) and at > 0:
+            offsets.append(at)
+    total = len(join_fragments(parts))
+    return tuple(o for o in offsets if o < total)
 
 
 def hard_places(text: str) -> dict[str, list[int]]:

@@ -12,7 +12,9 @@ cut, the ending back to ``[DONE]``.  Dropping a stage takes one call (or
 choice) out of the middle and moves the later ones up.  Lowering a small decision moves a pick
 toward the first of its choices (so one bug met under several endings is
 reported under the first ending that shows it), and halving a number or a
-text shortens a value, a count or a position.
+text shortens a value, a count or a position; a text also loses its first
+half, and a short one each character in turn, since what matters may sit at
+its end.
 
 Lowering works within one stage; a stream can leave a call unfinished in
 stages of their own (a choice finishing for ``length``, the stream ending
@@ -44,11 +46,14 @@ from toolfuzz.strategies.plans import Key
 __all__ = ["Edit", "edits", "lowerings", "redraws", "swaps", "shifts", "apply"]
 
 Edit = tuple  # ("stage" | "drop", prefix) | ("decision", key) | ("lower", key, value) | ("smaller", key)
+#                | ("cut", key, start, end): the text at ``key`` without its characters start..end
 #                | ("redraw", key, value, seed): render what the edit left out of key's stage at random
 #                  from ``seed``
 #                | ("swap", choice): every ending decision out, and ``choice`` finishing for ``length``
 #                | ("shift", key, i): the profile switched on at ``key`` switched on at place ``i`` instead
 
+#: A text up to this long is also tried with each of its characters taken out.
+_SHORT_TEXT = 32
 #: A decision up to this is a choice among a few (a profile, an ending, a mode): every lower value is
 #: tried, so that a bug met under any of several endings is reported under the first that shows it.
 _FEW = 24
@@ -66,6 +71,14 @@ def edits(plan: Mapping[Key, Any]) -> Iterator[Edit]:
     for key, value in plan.items():
         if (type(value) is int and value > _FEW) or type(value) is str:
             yield ("smaller", key)
+    # A text's first half, then (for a short one) each character in turn: what matters may sit at its end
+    # (an escape, a character outside the BMP), which halving from the end never keeps.
+    for key, value in plan.items():
+        if type(value) is str and len(value) > 1:
+            yield ("cut", key, 0, len(value) // 2)
+            if len(value) <= _SHORT_TEXT:
+                for i in range(len(value)):
+                    yield ("cut", key, i, i + 1)
 
 
 def redraws(plan: Mapping[Key, Any], tries: int = 6) -> Iterator[Edit]:
@@ -140,6 +153,11 @@ def apply(edit: Edit, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
         return {(to if k == where else k): v for k, v in plan.items()}
     if what == "decision":
         return {k: v for k, v in plan.items() if k != where}
+    if what == "cut":
+        value = plan[where]
+        if type(value) is not str or edit[3] > len(value) or edit[2] >= edit[3]:
+            return None
+        return {**plan, where: value[:edit[2]] + value[edit[3]:]}
     if what in ("lower", "redraw"):
         if type(plan[where]) is not int or edit[2] >= plan[where]:
             return None

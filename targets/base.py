@@ -10,6 +10,11 @@ would hand on::
      "complete": True,     # optional, default True: a call it would hand on
      "status": "..."}      # only for targets that claim validation
 
+At level ``partial`` a target is a partial JSON parser, not an assembler:
+it is called once per prefix of a call's argument text, ``fn(text: str)``,
+and returns the value it would show for that prefix (dicts, lists, str,
+int, float, bool, None); raising is that prefix's answer.
+
 At level ``sse`` a target is an SSE decoder, not an assembler: it is handed
 the network reads as ``bytes`` and returns the events it dispatches, in
 order, one dict each::
@@ -37,15 +42,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-__all__ = ["LEVELS", "PLAIN_CLAIMS", "ALL_CLAIMS", "Target", "BadReturn"]
+__all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "Target", "BadReturn"]
 
-LEVELS = ("events", "bytes", "sse")
+LEVELS = ("events", "bytes", "sse", "partial")
 
 #: What a plain function is judged on.
 PLAIN_CLAIMS = frozenset({"ids", "names", "completion"})
+#: What a plain function at level ``partial`` is judged on: ``exact-numbers`` means it tells ``1`` from
+#: ``1.0`` and keeps the sign of ``-0.0`` (a program in a language with one number type cannot).
+PARTIAL_CLAIMS = frozenset({"exact-numbers"})
 #: Everything a target can claim; ``validation`` means it returns a status per call,
 #: ``errors`` the code of the stream error it ended with.
-ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors"})
+ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors", "exact-numbers"})
 
 
 class BadReturn(Exception):

@@ -6,8 +6,9 @@ from typing import Any, Iterable
 
 from toolfuzz.vocabulary import DIALECTS, INCOMPLETE, Limits, Tool
 from toolfuzz.targets import adapters
-from toolfuzz.targets.base import ALL_CLAIMS, Target
+from toolfuzz.targets.base import ALL_CLAIMS, PARTIAL_CLAIMS, Target
 from toolfuzz.targets.reference import assemble
+from toolfuzz.targets.reference import partial
 from toolfuzz.targets.reference.sse import SSEDecoder
 from toolfuzz.targets.selftest import PLAIN, SELFTEST
 
@@ -40,10 +41,14 @@ REFERENCE_SSE = Target(name="reference-sse", fn=_reference_sse, level="sse", rep
                        summary="the reference SSE decoder, reads in, events out (must never diverge)")
 
 
+REFERENCE_PARTIAL = Target(name="reference-partial", fn=partial.parse, level="partial", reports=PARTIAL_CLAIMS,
+                           dialects=DIALECTS, summary="the reference partial JSON parser (must never diverge)")
+
+
 def builtin_targets(names: Iterable[str] | None = None) -> dict[str, Target]:
     """Every built-in target by name: the reference, the self-test, and each library adapter that is installed.
 
     With ``names``, only the library adapters that define those names are imported (the rest is cheap).
     """
-    targets = [REFERENCE, REFERENCE_SSE, PLAIN, *SELFTEST, *adapters.installed(names)]
+    targets = [REFERENCE, REFERENCE_SSE, REFERENCE_PARTIAL, PLAIN, *SELFTEST, *adapters.installed(names)]
     return {t.name: t for t in targets}

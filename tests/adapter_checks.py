@@ -31,6 +31,8 @@ STRICT = bool(os.environ.get("CI"))
 #: .ci/run names .venv-llama/bin/python. See tests/targets/adapters/test_llama_index_venv.py.
 LLAMA_PYTHON = os.environ.get("TOOLFUZZ_LLAMA_PYTHON", "")
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "node-openai"
+#: The Vercel AI SDK's parsePartialJson at level partial (its findings: findings/ai-sdk/).
+PARTIAL_EXAMPLE = EXAMPLE.parent / "node-partial"
 #: A generous per-case limit: a loaded CI machine must not turn a slow library into a finding.
 TIMEOUT = 30.0
 
@@ -94,15 +96,16 @@ def require(module: str) -> ModuleType:
     unavailable(f"{module} is not installed ({why})")  # outside the handler: no chained traceback to read past
 
 
-def node_example() -> Path:
-    """examples/node-openai with its locked packages installed (``npm ci --prefix examples/node-openai``).
+def node_example(example: Path = EXAMPLE, package: str = "openai") -> Path:
+    """An npm example (examples/node-openai, or examples/node-partial with ``package`` ai) with its locked
+    packages installed (``npm ci --prefix examples/<example>``).
 
     The tests never install them: npm needs the registry, and a test that downloads is slow and fails for
     reasons of its own. .ci/run runs npm ci before pytest."""
     if not shutil.which("node"):
         unavailable("node is not installed")
-    wanted = json.loads((EXAMPLE / "package-lock.json").read_text())["packages"]["node_modules/openai"]["version"]
-    installed = EXAMPLE / "node_modules" / "openai" / "package.json"
+    wanted = json.loads((example / "package-lock.json").read_text())["packages"][f"node_modules/{package}"]["version"]
+    installed = example / "node_modules" / package / "package.json"
     if not installed.is_file() or json.loads(installed.read_text())["version"] != wanted:
-        unavailable(f"openai {wanted} is not installed in {EXAMPLE}: npm ci --prefix examples/node-openai")
-    return EXAMPLE
+        unavailable(f"{package} {wanted} is not installed in {example}: npm ci --prefix examples/{example.name}")
+    return example

@@ -1,10 +1,15 @@
-"""Hypothesis profiles: derandomised under CI, so a red build is a regression and not a lucky draw; and which
-llama-index test module runs here."""
+"""Hypothesis profiles: derandomised under CI, so a red build is a regression and not a lucky draw; which
+llama-index test module runs here; and no library reaching for the network while the tests import it."""
 
 import importlib.util
 import os
 
 from hypothesis import HealthCheck, settings
+
+# Collecting tests/targets/adapters/test_litellm.py imports litellm before its adapter can say this, and
+# litellm would then fetch its model cost map over the network from a thread of its own, whose warning
+# lands in whichever test captures stderr at that moment.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 settings.register_profile(
     "ci",

@@ -19,7 +19,7 @@ from toolfuzz.corpus.replay import Report, fixed_in, load_fixtures, recorded_ver
 from toolfuzz.judge.contestants import resolve
 from toolfuzz.targets import adapters
 from toolfuzz.targets.reference import assemble
-from tests.adapter_checks import LLAMA_PYTHON, node_example, unavailable
+from tests.adapter_checks import LLAMA_PYTHON, PARTIAL_EXAMPLE, node_example, unavailable
 from tests.paths import ROOT
 
 FINDINGS = ROOT / "findings"
@@ -83,11 +83,15 @@ def cells_of(report: Report) -> list[Replayed]:
 
 
 def on_node(library: str, names: set[str]) -> list[Replayed]:
-    """The openai npm package's findings, through examples/node-openai: not a built-in target, so named here."""
-    example = node_example()
+    """The npm packages' findings, through examples/node-openai (the openai package) and examples/node-partial
+    (the Vercel AI SDK): not built-in targets, so named here."""
+    if library == "ai-sdk":
+        program = node_example(PARTIAL_EXAMPLE, "ai") / "parse.js"
+    else:
+        program = node_example() / "assemble.js"
     cells = []
     for name in sorted(names):
-        (target,) = resolve(f"cmd:node {example / 'assemble.js'}" + (" --client" if name.endswith("-client") else ""))
+        (target,) = resolve(f"cmd:node {program}" + (" --client" if name.endswith("-client") else ""))
         try:
             assert target.name == name
             fixtures = [f for f in load_fixtures([str(FINDINGS / library)]) if name in f.fixture.observed]
@@ -111,7 +115,7 @@ def in_llama_environment(library: str) -> list[Replayed]:
 
 def elsewhere(library: str, names: set[str]) -> list[Replayed]:
     """Replay the cells the main replay skipped, where those targets are; skip or fail (under CI) without them."""
-    if library == "openai-node":
+    if library in ("openai-node", "ai-sdk"):
         return on_node(library, names)
     if library == "llama-index" and LLAMA_PYTHON and importlib.util.find_spec("llama_index") is None:
         return in_llama_environment(library)

@@ -12,6 +12,7 @@ from toolfuzz.errors import UsageError
 from toolfuzz.targets.selftest import mutants
 from toolfuzz.targets.selftest.plain import assemble_chunks
 from toolfuzz.testing import Diverges, check_assembler, check_fixture, seed_for
+from tests.paths import ROOT
 
 pytest_plugins = ["pytester"]
 
@@ -115,3 +116,13 @@ def test_an_exported_check_judges_every_fixture_in_findings_as_the_harness_does(
         compared += 1
     # The self-test fixtures alone are judged on their mutants wherever the tests run; under CI every library.
     assert compared >= len([p for p in paths if p.parent.name.startswith("selftest-")])
+
+
+def test_check_fixture_judges_a_partial_parser_on_every_prefix_of_a_finding():
+    from toolfuzz.targets.reference.partial import parse
+    from toolfuzz.targets.selftest.partial import number_early
+    finding = ROOT / "findings" / "jiter" / "jiter-partial--number_before_complete--plain.json"
+    check_fixture(parse, finding, level="partial")
+    with pytest.raises(Diverges) as raised:
+        check_fixture(number_early, finding, level="partial")
+    assert [d.kind for d in raised.value.divergences] == ["number_before_complete"]

@@ -59,7 +59,8 @@ def add_target_options(p: argparse.ArgumentParser, default_targets: str) -> None
                    f"default: {default_targets})")
     p.add_argument("--level", choices=LEVELS, default="events",
                    help="what a plain-function target is handed and returns: parsed chunks in, calls out (events); "
-                   "network reads in, calls out (bytes); network reads in, SSE events out (sse); see docs/levels.md")
+                   "network reads in, calls out (bytes); network reads in, SSE events out (sse); one prefix of an "
+                   "argument text in, the value it shows out (partial); see docs/levels.md")
     p.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="DURATION",
                    help="time limit per case per target, in seconds or like 1m (default 5 s)")
 

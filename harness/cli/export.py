@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
     p.add_argument("--level", choices=LEVELS, default=None,
                    help="pytest only: the level of the assembler the module tests: events (parsed chunks, the "
-                   "default), bytes (the network reads) or sse (the reads, returning SSE events)")
+                   "default), bytes (the network reads), sse (the reads, returning SSE events) or partial (a partial "
+                   "JSON parser: one prefix of an argument text, returning the value it shows)")
     p.set_defaults(run=run)
 
 

@@ -48,6 +48,13 @@ def _answer(target: Any, line: str) -> dict[str, Any]:
     try:
         request = json.loads(line)
         dialect = request["dialect"]
+        if target.level == "partial":
+            text = request["text"]
+            if not isinstance(text, str):
+                raise TypeError(f"text is {type(text).__name__}, not a string")
+            seen = observe(target, Case(reads=(), expected=Outcome(), dialect=dialect), timeout=0,
+                           prefixes=[(0, len(text), text)])
+            return _as_answer(seen, target)
         if target.level == "events":
             payloads = [json.dumps(c, separators=(",", ":")).encode("utf-8", "surrogatepass")
                         for c in request["chunks"]]
@@ -70,6 +77,12 @@ def _as_answer(seen: Observation, target: Any) -> dict[str, Any]:
     if what:
         kind, _, message = what.partition(": ")
         return {"error": {"type": kind, "message": message, "crash_state": seen.crash_state or kind}}
+    if seen.prefixes is not None:
+        (shown,) = seen.prefixes
+        if shown.raised is not None:
+            kind, _, message = shown.raised.partition(": ")
+            return {"error": {"type": kind, "message": message, "crash_state": shown.crash_state or kind}}
+        return {"value": shown.value}
     if seen.events is not None:
         return {"events": [{"event": e.event, "data": e.data, "id": e.id} for e in seen.events]}
     answer: dict[str, Any] = {"calls": [c.to_json() for c in seen.calls]}

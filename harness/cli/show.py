@@ -11,6 +11,8 @@ import argparse
 import sys
 
 from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.judge.prefixes import texts_of
+from toolfuzz.vocabulary import Case
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.fixtures import Fixture, FixtureError, load
 from toolfuzz.targets.reference import ASSEMBLERS
@@ -78,8 +80,35 @@ def render(fixture: Fixture) -> str:
     lines.append("reference: " + ("agrees" if agrees else "DIFFERS from expected"))
     for target, seen in sorted(fixture.observed.items()):
         lines.append(f"observed by {target}: {seen.get('verdict', 'recorded')}")
+        lines.extend(_prefixes(case, seen))
     lines.extend(_events(fixture))
     return "\n".join(lines) + "\n"
+
+
+#: At most this many prefix answers are shown per target.
+_SHOWN_PREFIXES = 60
+
+
+def _prefixes(case: Case, seen: dict) -> list[str]:
+    """A partial parser's answers, each prefix where what it showed changed: the prefix, then what it showed."""
+    answers = (seen.get("observation") or {}).get("prefixes")
+    if not isinstance(answers, list):
+        return []
+    texts = texts_of(case.expected)
+    out, last = [], None
+    for answer in answers:
+        if not isinstance(answer, dict) or not isinstance(answer.get("text"), int) or answer["text"] >= len(texts):
+            continue
+        text, length = texts[answer["text"]], answer.get("length", 0)
+        shown = f"raised {answer['raised']}" if "raised" in answer else f"-> {answer.get('value')}"
+        if (answer["text"], shown) == last:
+            continue
+        last = (answer["text"], shown)
+        out.append(f"    call {text.index} of choice {text.choice}, prefix {length}/{len(text.text)} "
+                   f"{text.text[:length][-40:]!r} {shown[:160]}")
+    if len(out) > _SHOWN_PREFIXES:
+        out = out[:_SHOWN_PREFIXES] + [f"    ... {len(out) - _SHOWN_PREFIXES} more"]
+    return ["  what it showed, where that changed:", *out] if out else []
 
 
 def _events(fixture: Fixture) -> list[str]:

@@ -378,13 +378,15 @@ class _Reader:
             status = self.get(c, "status", str, cp, "a string")
             if status not in STATUSES:
                 raise self.fail(f"{cp}.status", f"must be one of {', '.join(STATUSES)}, not {status[:40]!r}")
+            arguments = self.get(c, "arguments", str, cp, "a string")
             calls.append(Call(
                 choice=self.get(c, "choice", int, cp, "an integer"),
                 index=self.get(c, "index", int, cp, "an integer"),
                 id=self.get(c, "id", (str, type(None)), cp, "a string or null"),
                 name=self.get(c, "name", (str, type(None)), cp, "a string or null"),
-                arguments=self.get(c, "arguments", str, cp, "a string"),
+                arguments=arguments,
                 status=status,
+                cuts=self.cuts(c, cp, len(arguments)),
             ))
         error = None
         if obj.get("error") is not None:
@@ -393,6 +395,20 @@ class _Reader:
             error = StreamError(code=self.get(e, "code", str, ep, "a string"),
                                 message=self.get(e, "message", str, ep, "a string", ""))
         return Outcome(calls=tuple(calls), error=error)
+
+
+    def cuts(self, call: dict[str, Any], path: str, length: int) -> tuple[int, ...]:
+        """A call's ``cuts``: offsets strictly inside its arguments, ascending (absent: none recorded)."""
+        cuts = self.get(call, "cuts", list, path, "a list of offsets", [])
+        previous = 0
+        for i, cut in enumerate(cuts):
+            if type(cut) is not int:
+                self.typed(cut, int, f"{path}.cuts[{i}]", "an offset")
+            if not previous < cut < length:
+                raise self.fail(f"{path}.cuts[{i}]", f"offset {_short(str(cut))} is outside {previous + 1}..{length - 1} "
+                                                     "(cuts ascend strictly inside the arguments)")
+            previous = cut
+        return tuple(cuts)
 
 
 def outcome_from_json(obj: Any, source: str = "<outcome>") -> Outcome:

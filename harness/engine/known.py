@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from toolfuzz.engine.events import Finding, Stats, signature_of
+from toolfuzz.judge.compare_partial import PARTIAL_KINDS
 
 __all__ = ["Known", "Root", "SHARED_FRAMES", "PER_TARGET"]
 
@@ -46,8 +47,12 @@ SHARED_FRAMES = 2
 #: would depend on the machine's speed.
 PER_TARGET = frozenset({"timed_out", "hang", "memory"})
 #: Kinds told apart by what the target did, not by the calls it gave: never a variant of another kind, nor
-#: another kind a variant of theirs (raises are variants of raises, see Known.variant_of).
-_APART = PER_TARGET | {"raised", "crash", "blocked_action", "bad_return"}
+#: another kind a variant of theirs (raises are variants of raises, see Known.variant_of).  The partial
+#: level's kinds are each a rule of the contract of their own, which a parser keeps or breaks apart from
+#: the others: one it breaks everywhere must not swallow the rarer ones as its variants.
+_APART = PER_TARGET | {"raised", "crash", "blocked_action", "bad_return"} | set(PARTIAL_KINDS)
+#: Kinds whose crash state clusters them alone, whatever the case's features.
+_BY_STATE = frozenset({"raised", "raised_on_prefix"})
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,7 @@ class Known:
     @staticmethod
     def _first_hit(roots: Iterable[Root], kind: str, state: str, have: frozenset[str]) -> Root | None:
         for root in roots:
-            if (kind == "raised" and state) or kind in PER_TARGET or root.features <= have:
+            if (kind in _BY_STATE and state) or kind in PER_TARGET or root.features <= have:
                 return root
         return None
 

@@ -26,6 +26,7 @@ from typing import Callable
 
 from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.judge.sandbox import Observation, chunks_of, observe
 from toolfuzz.strategies.reduce import apply, edits, lowerings, redraws, swaps
 from toolfuzz.targets.base import Target
@@ -58,6 +59,10 @@ class Reduced:
 
 def same_divergence(a: Divergence, b: Divergence) -> bool:
     return a.kind == b.kind and getattr(a, "state", "") == getattr(b, "state", "")
+
+
+def _texts(case: Case) -> tuple[tuple[int, int, str, tuple[int, ...]], ...]:
+    return tuple((t.choice, t.index, t.text, t.prefixes) for t in texts_of(case.expected))
 
 
 def reduce(render: Callable[..., Case], target: Target, case: Case, observation: Observation,
@@ -100,20 +105,26 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
             smaller = render(candidate, (edit[3], edit[1][:-1]) if edit[0] == "redraw" else None)
             payloads = chunks_of(smaller)
             work += len(payloads) + RENDER_WORK
-            seen = observe(target, smaller, payloads, timeout)
+            if target.level == "partial" and _texts(smaller) == _texts(best.case):
+                seen = best.observation  # a partial parser sees only the texts and where they are cut
+            else:
+                seen = observe(target, smaller, payloads, timeout)
             found = compare(smaller.expected, seen, target, expected_events(smaller))
+            # At level partial every kind a case shows is reported (each is a rule of its own), so the one
+            # being reduced need not come first.
+            same = [f for f in (found if target.level == "partial" else found[:1]) if same_divergence(f, divergence)]
             # A redraw takes a call out and draws the rest of its stage at random: kept for the call it took
             # out, since the sweeps that follow take out again what the stage drew.
             fewer = edit[0] == "redraw" and len(smaller.expected.calls) < len(best.case.expected.calls)
             # A swap trades endings for the plainest one, a shift a profile for an earlier one: kept for that,
             # though the wire may grow (``[DONE]`` is longer than none).
             plainer = edit[0] in ("swap", "shift") and size(smaller)[0] <= size(best.case)[0]
-            if found and same_divergence(found[0], divergence) and (fewer or plainer or size(smaller) <= size(best.case)):
+            if same and (fewer or plainer or size(smaller) <= size(best.case)):
                 # The decisions the render used: a redraw's new ones, and none the case did not need.
                 plan, kept = smaller.plan, True
-                best = Reduced(smaller, seen, found[0], probes, False, work)
-                if explained(smaller, seen, found[0]):
-                    return Reduced(smaller, seen, found[0], probes, False, work, explained=True)
+                best = Reduced(smaller, seen, same[0], probes, False, work)
+                if explained(smaller, seen, same[0]):
+                    return Reduced(smaller, seen, same[0], probes, False, work, explained=True)
                 if phase == 3:
                     break
         if kept:

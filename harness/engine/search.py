@@ -187,8 +187,10 @@ def search(
                 observation = observe(target, case, payloads, timeout)
                 stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + observation.seconds
                 # One report a case and target: the first kind (compare's order puts the gravest first).
-                # The others on the same case are that mistake seen from another side, as often as not.
-                for divergence in compare(case.expected, observation, target, events)[:1]:
+                # The others on the same case are that mistake seen from another side, as often as not;
+                # at level partial each kind is a rule of its own, and each is reported.
+                found = compare(case.expected, observation, target, events)
+                for divergence in found if target.level == "partial" else found[:1]:
                     met = Finding(target, divergence, case, observation, plain, seed)
                     hit = known.explain(met)
                     if hit is not None:

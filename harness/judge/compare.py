@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz.judge.compare_events import SSE_KINDS, compare_events
+from toolfuzz.judge.compare_partial import PARTIAL_KINDS, compare_partial
+from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.vocabulary import INCOMPLETE, Call, Outcome, SSEEvent
 from toolfuzz.judge.sandbox import Observation, ObservedCall
 from toolfuzz.targets.base import Target
@@ -53,6 +55,8 @@ KINDS = {
     "error_differs": "the stream error a target ended with is not the one the stream gave",
     # The sse level (harness/judge/compare_events.py): decoders judged on the events they dispatch.
     **SSE_KINDS,
+    # The partial level (harness/judge/compare_partial.py): partial parsers judged on every prefix.
+    **PARTIAL_KINDS,
 }
 _ORDER = {k: i for i, k in enumerate(KINDS)}
 
@@ -79,13 +83,19 @@ def compare(expected: Outcome, observation: Observation, target: Target,
     if observation.raised:
         # Refusing a stream that has nothing executable in it (cut, failed, truncated) loses nothing a
         # user could run, so it is not a divergence; raising on a stream that finished a call is.
-        # A decoder is judged on its events, so a raise at level sse always counts.
-        if target.level == "sse" or expected.executable():
+        # A decoder is judged on its events, so a raise at level sse always counts; at level partial a raise
+        # is each prefix's own answer, and one for the whole case (a program that would not restart) counts.
+        if target.level in ("sse", "partial") or expected.executable():
             return [Divergence("raised", observation.raised,
                                observation.crash_state or _type_of(observation.raised))]
         return []
     if observation.bad_return:
         return [Divergence("bad_return", observation.bad_return)]
+    if target.level == "partial":
+        if observation.prefixes is None:
+            raise ValueError(f"target {target.name!r} is at level partial: its observation has no prefixes")
+        return [Divergence(k, d, s) for k, d, s in
+                compare_partial(texts_of(expected), observation.prefixes, "exact-numbers" in target.reports)]
     if target.level == "sse":
         if events is None or observation.events is None:
             raise ValueError(f"target {target.name!r} is at level sse: compare needs the expected events")

@@ -31,7 +31,7 @@ from typing import Any
 
 from toolfuzz.errors import UsageError
 from toolfuzz.vocabulary import DIALECTS
-from toolfuzz.targets.base import LEVELS, Target
+from toolfuzz.targets.base import LEVELS, PARTIAL_CLAIMS, PLAIN_CLAIMS, Target
 from toolfuzz.judge import environments
 from toolfuzz.targets import adapters
 from toolfuzz.targets.command import CommandError, command_target
@@ -91,18 +91,19 @@ def resolve(spec: str, level: str = "events") -> list[Target]:
     try:
         inspect.signature(obj).bind(None)
     except TypeError:
-        raise UsageError(f"--target {spec}: {attr} must take one argument (the chunks, or the reads "
-                         f"at --level bytes and sse)") from None
+        raise UsageError(f"--target {spec}: {attr} must take one argument (the chunks, the reads "
+                         f"at --level bytes and sse, a prefix of an argument text at --level partial)") from None
     except ValueError:
         pass  # builtins without a signature: let the call decide
     return [plain_target(obj, spec, level, str(getattr(module, "__version__", "")))]
 
 
 def plain_target(fn: Any, name: str, level: str, version: str = "") -> Target:
-    """A plain function as a target of ``level``: judged on the plain claims, in every dialect."""
+    """A plain function as a target of ``level``: judged on the plain claims (a partial parser on the partial
+    ones), in every dialect."""
     # A plain function is handed whatever the run's dialect gives (docs/dialects.md): it runs in every one.
     return Target(name=name, fn=fn, level=level, version=version, summary=(fn.__doc__ or "").strip()[:80],
-                  dialects=DIALECTS)
+                  dialects=DIALECTS, reports=PARTIAL_CLAIMS if level == "partial" else PLAIN_CLAIMS)
 
 
 def _in_environment(spec: str, name: str, where: str, level: str) -> Target:

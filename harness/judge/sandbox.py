@@ -31,8 +31,9 @@ import orjson
 from toolfuzz.vocabulary import END_OF_STREAM, ERROR_CODES, STATUSES, Case, SSEEvent
 from toolfuzz.targets.base import BadReturn, Target
 from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.judge.prefixes import texts_of
 
-__all__ = ["ObservedCall", "Observation", "observe", "chunks_of", "parse_chunks", "crash_state", "TargetBlocked",
+__all__ = ["ObservedCall", "PrefixAnswer", "Observation", "observe", "chunks_of", "parse_chunks", "crash_state", "TargetBlocked",
            "BadReturn"]
 
 
@@ -55,6 +56,29 @@ class ObservedCall:
 
 
 @dataclass(frozen=True, slots=True)
+class PrefixAnswer:
+    """What a partial parser made of one prefix: of the judged text at ``text``, the first ``length`` code points."""
+
+    text: int
+    length: int
+    value: Any = None
+    raised: str | None = None
+    crash_state: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"text": self.text, "length": self.length}
+        if self.raised is not None:
+            doc["raised"] = self.raised
+            if self.crash_state:
+                doc["crash_state"] = self.crash_state
+        else:
+            # As JSON text: a fixture's JSON is written with sorted keys, and the order of a shown object's
+            # keys, an int against a float and the sign of -0.0 are what the partial level judges.
+            doc["value"] = json.dumps(self.value, ensure_ascii=False)
+        return doc
+
+
+@dataclass(frozen=True, slots=True)
 class Observation:
     """What a target did with a case: calls, or the way it failed to give them."""
 
@@ -70,6 +94,8 @@ class Observation:
     error: str | None = None
     #: Where ``raised`` came from, without its message (:func:`crash_state`); None when nothing was raised.
     crash_state: str | None = None
+    #: A partial-level target's answer for each prefix it was handed (None for the other levels).
+    prefixes: tuple[PrefixAnswer, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         if self.blocked:
@@ -84,6 +110,8 @@ class Observation:
             return {"bad_return": self.bad_return}
         if self.events is not None:
             return {"events": [e.to_json() for e in self.events]}
+        if self.prefixes is not None:
+            return {"prefixes": [p.to_json() for p in self.prefixes]}
         doc: dict[str, Any] = {"calls": [c.to_json() for c in self.calls]}
         if self.error is not None:
             doc["error"] = self.error
@@ -184,11 +212,19 @@ def parse_chunks(payloads: list[bytes]) -> list[dict[str, Any]]:
     return chunks
 
 
-def observe(target: Target, case: Case, payloads: list[bytes] | None = None, timeout: float = 5.0) -> Observation:
-    """Run ``target`` on ``case`` and return what it did."""
+def observe(target: Target, case: Case, payloads: list[bytes] | None = None, timeout: float = 5.0,
+            prefixes: list[tuple[int, int, str]] | None = None) -> Observation:
+    """Run ``target`` on ``case`` and return what it did.
+
+    A partial-level target is handed ``prefixes`` (``(text, length, prefix)`` each) when given, else the
+    prefixes of the case's own texts (:func:`toolfuzz.judge.prefixes.texts_of`).
+    """
     _install_hook()
-    if target.level in ("bytes", "sse"):
-        arg: Any = list(case.reads)
+    if target.level == "partial":
+        arg: Any = prefixes if prefixes is not None else [
+            (i, n, t.text[:n]) for i, t in enumerate(texts_of(case.expected)) for n in t.prefixes]
+    elif target.level in ("bytes", "sse"):
+        arg = list(case.reads)
     else:
         arg = parse_chunks(chunks_of(case) if payloads is None else payloads)
     prepare = target.extra.get("prepare")
@@ -210,7 +246,10 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
         _state.active = True
         try:
             fn = target.fn_for(case.dialect)
-            result = fn(arg, tools=case.tools, limits=case.limits) if target.takes_request else fn(arg)
+            if target.level == "partial":
+                result = _each_prefix(fn, arg)
+            else:
+                result = fn(arg, tools=case.tools, limits=case.limits) if target.takes_request else fn(arg)
         finally:
             _state.active = False
             if use_alarm:
@@ -234,6 +273,8 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
     try:
         if target.level == "sse":
             return Observation(events=_events_from(result), seconds=seconds)
+        if target.level == "partial":
+            return Observation(prefixes=result, seconds=seconds)
         error = None
         if "errors" in target.reports:
             result, error = _with_stream_error(result)
@@ -241,6 +282,52 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
     except ValueError as e:
         return Observation(bad_return=str(e), seconds=seconds)
     return Observation(calls=calls, seconds=seconds, error=error)
+
+
+def _each_prefix(fn: Any, prefixes: list[tuple[int, int, str]]) -> tuple[PrefixAnswer, ...]:
+    """A partial parser called on each prefix: a raise is that prefix's answer, not the end of the case."""
+    answers = []
+    for number, length, text in prefixes:
+        try:
+            value = fn(text)
+        except BadReturn:
+            raise  # an answer of no usable shape (a program's line that is not JSON) is the case's
+        except Exception as e:  # noqa: BLE001 - a parser's exception is an outcome
+            answers.append(PrefixAnswer(number, length, raised=f"{type(e).__name__}: {e}"[:300],
+                                        crash_state=crash_state(e)))
+            continue
+        problem = _not_json(value, "", 0)
+        if problem is not None:
+            raise BadReturn(f"prefix {length} ({text[-30:]!r}): returned {problem}")
+        answers.append(PrefixAnswer(number, length, value))
+    return tuple(answers)
+
+
+#: How deep a partial parser's value may nest before it is not taken as a value (JSON texts here nest less).
+_MAX_DEPTH = 200
+
+
+def _not_json(value: Any, path: str, depth: int) -> str | None:
+    """What makes ``value`` other than a JSON value (dict with str keys, list, str, int, float, bool, None)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return None
+    if depth > _MAX_DEPTH:
+        return f"a value nested deeper than {_MAX_DEPTH}"
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            problem = _not_json(item, f"{path}[{i}]", depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"an object with the key {key!r}, not a string, at {path or 'the top'}"
+            problem = _not_json(item, f"{path}.{key}", depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    return f"a {type(value).__name__} at {path or 'the top'}, not a JSON value"
 
 
 #: How many of the target's own frames a crash state names, innermost first.

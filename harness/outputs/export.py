@@ -145,9 +145,18 @@ def pytest_module(level: str = "events") -> str:
     """The module that tests an assembler on every exported case, by toolfuzz's own comparison."""
     fed = ("the network reads, a list of bytes in arrival order" if level == "bytes" else
            "the network reads, a list of bytes in arrival order, and returns the SSE events it decodes"
-           if level == "sse" else "the parsed chunks (the dialect's event objects), a list of dicts in order")
-    return _TEMPLATE.format(begin=MARK_BEGIN, end=MARK_END, fed=fed, level=level,
-                            signature="chunks" if level == "events" else "reads")
+           if level == "sse" else "one prefix of a finished call's argument text, a str, once per prefix"
+           if level == "partial" else "the parsed chunks (the dialect's event objects), a list of dicts in order")
+    returns = (_PARTIAL_RETURNS if level == "partial" else _CALLS_RETURN)
+    return _TEMPLATE.format(begin=MARK_BEGIN, end=MARK_END, fed=fed, level=level, returns=returns,
+                            signature={"events": "chunks", "partial": "text"}.get(level, "reads"))
+
+
+_CALLS_RETURN = '''# and returns the calls it would hand on (docs/contract.md), one dict each:
+#     {"choice": 0, "index": 0, "id": "call_1", "name": "get_weather",
+#      "arguments": "{\\"city\\": \\"Paris\\"}", "complete": True}'''
+_PARTIAL_RETURNS = '''# and returns the value it would show for it (dicts, lists, str, int, float, bool, or None for
+# nothing yet), judged by the rules of docs/contract.md section 9.'''
 
 
 _TEMPLATE = '''"""Regressions exported by toolfuzz: one test per case file in cases/.
@@ -168,9 +177,7 @@ from toolfuzz.testing import check_fixture
 # Replace this function with yours, or import it under this name, e.g.
 #     from mypackage.streaming import assemble_tool_calls as assemble
 # It is given {fed},
-# and returns the calls it would hand on (docs/contract.md), one dict each:
-#     {{"choice": 0, "index": 0, "id": "call_1", "name": "get_weather",
-#      "arguments": "{{\\"city\\": \\"Paris\\"}}", "complete": True}}
+{returns}
 LEVEL = "{level}"
 
 

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from toolfuzz.vocabulary import INCOMPLETE, Call, Outcome, StreamError, Tool
 from toolfuzz.strategies.endings import break_schema, call_defects, corrupt_text, unknown_name
 from toolfuzz.strategies.expect import verdict
-from toolfuzz.strategies.fragments import fragments, join_fragments
+from toolfuzz.strategies.fragments import cut_offsets, fragments, join_fragments
 from toolfuzz.strategies.plan import PlannedCall
 from toolfuzz.strategies.serialise import serialisations
 from toolfuzz.strategies.stage import integer, named, pick
@@ -124,7 +124,7 @@ def expected_outcome(dispatched: Sequence[Sequence[Mark]], indexes: dict[int, in
             status = verdict(names[number], arguments, tools)
         else:
             status = INCOMPLETE
-        calls.append(Call(0, indexes[number], ids[number], names[number], arguments, status))
+        calls.append(Call(0, indexes[number], ids[number], names[number], arguments, status, cut_offsets(pieces)))
     return Outcome(tuple(calls), error)
 
 

@@ -70,6 +70,22 @@ KNOWN: tuple[Adapter, ...] = (
             "pydantic-ai,anthropic", ("pydantic-ai-anthropic",), verified="pydantic-ai-slim 2.68.0, anthropic 2.16.0"),
     Adapter("toolfuzz.targets.adapters.litellm_anthropic", ("litellm", "httpx", "openai"), "litellm",
             ("litellm-anthropic", "litellm-anthropic-client"), verified="litellm 1.110.2"),
+    # Partial JSON parsers (level partial): a value shown for each prefix of a call's arguments.
+    Adapter("toolfuzz.targets.adapters.jiter_partial", ("jiter",), "partial",
+            ("jiter-partial", "jiter-trailing-strings"), verified="jiter 0.19.0"),
+    Adapter("toolfuzz.targets.adapters.pydantic_core_partial", ("pydantic-core",), "partial",
+            ("pydantic-core-partial", "pydantic-core-trailing-strings"), verified="pydantic-core 2.50.5"),
+    Adapter("toolfuzz.targets.adapters.partial_json_parser", ("partial-json-parser",), "partial",
+            ("partial-json-parser", "partial-json-parser-no-str"), verified="partial-json-parser 0.2.1.1.post7"),
+    Adapter("toolfuzz.targets.adapters.json_repair", ("json-repair",), "partial",
+            ("json-repair", "json-repair-stream-stable"), verified="json-repair 0.64.6"),
+    Adapter("toolfuzz.targets.adapters.langchain_core_partial", ("langchain-core",), "partial",
+            ("langchain-core-partial", "langchain-core-chunk-args"), verified="langchain-core 1.8.3"),
+    # The provisional values SDKs hand out while a call streams, judged by the same partial contract.
+    Adapter("toolfuzz.targets.adapters.openai_partial", ("openai",), "openai", ("openai-parsed-arguments",),
+            verified="openai 3.57.0"),
+    Adapter("toolfuzz.targets.adapters.anthropic_partial", ("anthropic",), "anthropic", ("anthropic-input-snapshot",),
+            verified="anthropic 2.16.0"),
 )
 
 

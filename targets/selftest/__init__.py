@@ -6,8 +6,8 @@
 import functools
 
 from toolfuzz.vocabulary import DIALECTS
-from toolfuzz.targets.base import Target
-from toolfuzz.targets.selftest import mutants
+from toolfuzz.targets.base import PARTIAL_CLAIMS, Target
+from toolfuzz.targets.selftest import mutants, partial
 from toolfuzz.targets.selftest.dialects import ItemIdForCallId, ToolNumberAsIndex, in_dialect
 from toolfuzz.targets.selftest.plain import PlainAssembler, assemble_chunks
 
@@ -34,6 +34,13 @@ def _mutant(name: str, fn, mistake: str, level: str = "events", calls: int = 1, 
                          "by_dialect": {d: _in(fn, d) for d in dialects if d != "openai-chat"}})
 
 
+def _partial(name: str, fn, mistake: str) -> Target:
+    # A partial parser reads no wire: the same function in every dialect, and one call shows its mistake.
+    return Target(name=f"selftest-partial-{name}", fn=fn, level="partial", reports=PARTIAL_CLAIMS, selftest=True,
+                  mistake=mistake, dialects=_ALL, summary=(fn.__doc__ or "").strip().splitlines()[0],
+                  extra={"minimal": {"calls": 1, "reads": 1}})
+
+
 PLAIN = Target(name="selftest-plain", fn=assemble_chunks, summary="a correct plain assembler (must never diverge)",
                selftest=True, dialects=_ALL, extra={"by_dialect": {d: _in(mutants._events(PlainAssembler), d)
                                                                    for d in _ALL if d != "openai-chat"}})
@@ -54,6 +61,13 @@ SELFTEST = (
     # Mistakes only one dialect's wire invites.
     _mutant("item-id-for-call-id", mutants._events(ItemIdForCallId), "id_differs", dialects=("openai-responses",)),
     _mutant("tool-number-as-index", mutants._events(ToolNumberAsIndex), "arguments_misattributed", dialects=("anthropic",)),
+    # Partial parsers (level partial), each breaking one rule of the partial contract.
+    _partial("number-early", partial.number_early, "number_before_complete"),
+    _partial("raw-escape", partial.raw_escape, "string_not_prefix"),
+    _partial("key-early", partial.key_early, "invented_key"),
+    _partial("null-for-missing", partial.null_for_missing, "invented_value"),
+    _partial("raise-in-string", partial.raise_in_string, "raised_on_prefix"),
+    _partial("forget-at-escape", partial.forget_at_escape, "value_taken_back"),
 )
 
 __all__ = ["PLAIN", "SELFTEST"]

@@ -28,3 +28,20 @@ def test_it_shakes_hands_then_answers_calls_and_protocol_errors():
                                 "arguments": '{"location":"Paris"}', "complete": True}]}
     assert second["calls"][0]["arguments"] == "{" and second["calls"][0]["complete"] is False
     assert set(third) == {"protocol_error"}
+
+
+def test_a_partial_parser_answers_each_prefix_with_its_value_or_its_raise():
+    requests = [{"case": 1, "dialect": "openai-chat", "text": '{"a": [1, "x'},
+                {"case": 2, "dialect": "openai-chat", "text": '{"a": [1, "x"], "n": -0.0}'},
+                {"case": 3, "dialect": "openai-chat", "text": '{"a": ]'},
+                {"case": 4, "dialect": "openai-chat", "text": 7}]
+    lines = "".join(json.dumps(r) + "\n" for r in requests)
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "serve", "reference-partial"], input=lines,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    hello, first, second, third, fourth = [json.loads(line) for line in done.stdout.splitlines()]
+    assert (hello["level"], hello["claims"]) == ("partial", ["exact-numbers"])
+    assert first == {"value": {"a": [1, "x"]}}
+    assert second == {"value": {"a": [1, "x"], "n": -0.0}} and str(second["value"]["n"]) == "-0.0"
+    assert third["error"]["type"] == "ValueError" and "toolfuzz.targets.reference.partial" in third["error"]["crash_state"]
+    assert set(fourth) == {"protocol_error"}

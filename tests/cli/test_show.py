@@ -58,3 +58,13 @@ def test_show_says_when_an_event_dialect_stops_a_call(capsys):
     assert lines[0].startswith("two-calls-interleaved  (anthropic")
     assert lines.index("    call 1 stopped") < lines.index("    call 2 stopped") < lines.index("    choice 0 finished: tool_use")
     assert lines[-1] == "reference: agrees"
+
+
+def test_show_prints_a_partial_parsers_answers_where_they_change(capsys):
+    from tests.paths import ROOT
+    path = ROOT / "findings" / "jiter" / "jiter-partial--number_before_complete--plain.json"
+    assert main(["show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "what it showed, where that changed:" in out
+    # The prefix the rule broke at, and what jiter showed for it: 1 for the 10 still arriving.
+    assert "\"total_thoughts\":1' -> {" in out and '"total_thoughts": 1}' in out

@@ -16,7 +16,7 @@ SEED = ROOT / "findings" / "seed"
 
 def sample(reads=(b"data: {}\r\n\r\n", b"data: \xc3", b"\xa9\n\n"), limits=Limits()) -> Fixture:
     case = Case(reads=tuple(reads),
-                expected=Outcome((Call(0, 1, "b", "g", '{"n": 123456789012345678901234567890}', "complete"),
+                expected=Outcome((Call(0, 1, "b", "g", '{"n": 123456789012345678901234567890}', "complete", (4, 9)),
                                   Call(0, 0, None, None, "", "incomplete")), StreamError("server_error", "x")),
                 tools=(Tool("g", {"type": "object"}),), limits=limits, features=("openai", "crlf"))
     return Fixture(case=case, name="sample", description="d", observed={"t": {"verdict": "diverges"}},
@@ -28,6 +28,8 @@ def test_round_trip_keeps_reads_cuts_outcome_and_big_integers():
     again = loads(dumps(f))
     assert again == f
     assert again.case.reads == f.case.reads
+    # Where the stream cut the arguments (what the partial level parses at) is kept, though not compared.
+    assert again.case.expected.calls[1].cuts == (4, 9)
 
 
 def test_utf8_wires_are_readable_lines_with_byte_cuts():
@@ -74,6 +76,9 @@ def broken(mutate) -> bytes:
     (lambda d: d["wire"].update(lines="data"), "wire.lines", "must be a list"),
     (lambda d: d["expected"]["calls"][0].update(status="done"), "expected.calls[0].status", "must be one of"),
     (lambda d: d["expected"]["calls"][1].update(index="0"), "expected.calls[1].index", "must be an integer"),
+    (lambda d: d["expected"]["calls"][1].update(cuts=[3, 3]), "expected.calls[1].cuts[1]", "outside"),
+    (lambda d: d["expected"]["calls"][0].update(cuts=[10 ** 9]), "expected.calls[0].cuts[0]", "outside"),
+    (lambda d: d["expected"]["calls"][0].update(cuts="3"), "expected.calls[0].cuts", "must be a list"),
     (lambda d: d["expected"].update(error=[1]), "expected.error", "an object or null"),
     (lambda d: d.update(limits={"max_events": 0}), "limits.max_events", "positive"),
     (lambda d: d.update(limits={"max_calls": 3}), "limits.max_calls", "unknown bound"),

@@ -166,3 +166,17 @@ def test_a_root_cause_of_the_target_below_found_later_takes_over_those_above_it_
     assert known._add(root({"bom"}, target="state")) == [lost]
     assert set(known) == {below, other, root({"bom"}, target="state")}
     assert known.explaining("client", "raised", above.state, {"index-missing"}, builds_on="state") == below
+
+
+def test_the_partial_levels_kinds_are_each_a_root_cause_never_a_variant_of_another():
+    plain = root(set(), kind="number_before_complete")
+    known = Known([plain])
+    # A root cause on the plainest stream makes any other call-level kind its variant, but a rule of the
+    # partial contract is kept or broken on its own.
+    assert known.variant_of("t", "string_not_prefix", "", {"utf16-halves"}) is None
+    assert known.variant_of("t", "number_before_complete", "", set()) is None  # its own kind: a hit, not a variant
+    assert Known([root(set(), kind="choices_mixed")]).variant_of("t", "value_taken_back", "", set()) is None
+    # A raise on a prefix clusters by its crash state, whatever the case's features.
+    raised = Known([root({"crlf"}, kind="raised_on_prefix", state="ValueError at p.f")])
+    assert raised.explaining("t", "raised_on_prefix", "ValueError at p.f", {"bom"}) is not None
+    assert raised.explaining("t", "raised_on_prefix", "ValueError at p.g", {"crlf"}) is None

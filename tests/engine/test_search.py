@@ -109,3 +109,18 @@ def test_one_mistake_met_under_several_profiles_is_reported_under_the_first():
     assert sorted(f.signature for f in findings) == [
         "selftest-concat-names-and-ids/id_differs/id-every-fragment",
         "selftest-concat-names-and-ids/name_differs/name-every-fragment"]
+
+
+def test_at_the_partial_level_every_rule_a_case_breaks_is_a_root_cause_of_its_own():
+    from toolfuzz.judge.contestants import plain_target
+    from toolfuzz.targets.reference.partial import parse
+    from toolfuzz.targets.selftest.partial import number_early, raw_escape
+
+    def both(prefix):
+        raw = raw_escape(prefix)
+        return raw if raw != parse(prefix) else number_early(prefix)
+
+    target = plain_target(both, "both", "partial")
+    findings, stats = search([target], Planner(), max_examples=600, budget=600, seed=1, plain=PLAIN_FEATURES)
+    assert stats.stopped_by == "examples"
+    assert {f.divergence.kind for f in findings} == {"number_before_complete", "string_not_prefix"}

@@ -212,3 +212,36 @@ def test_the_crash_state_is_recorded_with_the_raise_and_only_then():
     assert raised.to_json() == {"raised": "KeyError: 'x'", "crash_state": "KeyError at m.f"}
     assert Observation(raised="KeyError: 'x'").to_json() == {"raised": "KeyError: 'x'"}
     assert observe(Target("fine", lambda chunks: []), CASE).crash_state is None
+
+
+def _partial_case(text: str, cuts=()):
+    from toolfuzz.vocabulary import COMPLETE, Call, Case, Outcome
+    return Case(reads=(), expected=Outcome((Call(0, 0, "c", "f", text, COMPLETE, tuple(cuts)),)))
+
+
+def test_a_partial_target_is_called_once_a_prefix_and_a_raise_is_that_prefixs_answer():
+    from toolfuzz.judge.contestants import plain_target
+    from toolfuzz.judge.prefixes import prefixes_of
+    text = '{"a": "xy", "n": 12}'
+    seen_prefixes = []
+
+    def parser(prefix):
+        seen_prefixes.append(prefix)
+        if prefix.endswith('"x'):
+            raise KeyError("x")
+        return None
+
+    seen = observe(plain_target(parser, "p", "partial"), _partial_case(text, (8,)))
+    assert seen_prefixes == [text[:n] for n in prefixes_of(text, (8,))] and text[:8] in seen_prefixes
+    raised = [p for p in seen.prefixes if p.raised]
+    assert [p.length for p in raised] == [8] and raised[0].raised == "KeyError: 'x'"
+    assert raised[0].crash_state.startswith("KeyError at ")
+    assert seen.to_json()["prefixes"][0] == {"text": 0, "length": 1, "value": "null"}
+
+
+def test_a_partial_target_that_shows_no_json_value_is_a_bad_return():
+    from toolfuzz.judge.contestants import plain_target
+    seen = observe(plain_target(lambda prefix: {"a": {1, 2}}, "p", "partial"), _partial_case('{"a": 1}'))
+    assert seen.bad_return and "set" in seen.bad_return and seen.prefixes is None
+    keyed = observe(plain_target(lambda prefix: {1: "a"}, "p", "partial"), _partial_case('{"a": 1}'))
+    assert keyed.bad_return and "key 1" in keyed.bad_return

@@ -62,3 +62,13 @@ def test_fragments_shrink_to_the_whole_text():
     from hypothesis import find
 
     assert find(fragments("abc"), lambda p: True) == ["abc"]
+
+
+def test_cut_offsets_are_where_the_fragments_meet_in_the_joined_text():
+    from toolfuzz.strategies.fragments import cut_offsets, join_fragments, to_utf16_units
+    assert cut_offsets(['{"a', "", '": 1', "}"]) == (3, 7)
+    units = to_utf16_units("x\U0001F600y")  # x, two halves, y
+    assert join_fragments([units[:2], units[2:]]) == "x\U0001F600y"
+    assert cut_offsets([units[:2], units[2:]]) == ()  # between the halves: inside one code point
+    assert cut_offsets([units[:1], units[1:3], units[3:]]) == (1, 2)
+    assert cut_offsets(["abc"]) == () and cut_offsets(["", "abc", ""]) == ()

@@ -78,3 +78,14 @@ def test_a_shift_moves_a_profile_to_each_place_before_it():
                                                                            ("cases:0", "profile_sets:0", 1): 5}
     taken = {**ENDED, ("cases:0", "profile_sets:0", 1): 5}
     assert apply(("shift", ("cases:0", "profile_sets:0", 3), 1), taken) is None
+
+
+def test_a_text_also_loses_its_first_half_and_a_short_one_each_character():
+    key = ("call:0", "strings:0", 3)
+    cuts = [e for e in edits({key: "ab\\u"}) if e[0] == "cut"]
+    assert cuts == [("cut", key, 0, 2), *[("cut", key, i, i + 1) for i in range(4)]]
+    assert apply(("cut", key, 0, 2), {key: "ab\\u"}) == {key: "\\u"}
+    assert apply(("cut", key, 3, 4), {key: "ab\\u"}) == {key: "ab\\"}
+    assert apply(("cut", key, 3, 9), {key: "ab"}) is None
+    long = "x" * 40
+    assert [e for e in edits({key: long}) if e[0] == "cut"] == [("cut", key, 0, 20)]

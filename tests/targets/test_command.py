@@ -352,3 +352,45 @@ def test_the_committed_openai_npm_findings_replay_as_recorded(path, node_example
     wanted = json.loads((node_example / "package-lock.json").read_text())["packages"]["node_modules/openai"]["version"]
     # Recorded on the pinned version: a new pin must re-record these (toolfuzz corpus check says which are fixed).
     assert record["version"] == wanted and record["kind"] in kinds, path
+
+
+def test_a_partial_program_is_judged_on_numbers_by_value_unless_it_claims_exact_numbers():
+    from toolfuzz.targets.command import _handshake
+    hello = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial"}'
+    assert _handshake(hello, "events")["claims"] == []
+    claimed = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial", "claims": ["exact-numbers"]}'
+    assert _handshake(claimed, "events")["claims"] == ["exact-numbers"]
+
+
+def test_a_served_partial_parser_runs_over_the_pipe_one_prefix_a_request():
+    import sys
+    from toolfuzz.judge.compare import compare
+    from toolfuzz.judge.sandbox import observe
+    from toolfuzz.targets.command import command_target
+    from toolfuzz.vocabulary import COMPLETE, Call, Case, Outcome
+    target = command_target([sys.executable, "-m", "toolfuzz", "serve", "selftest-partial-number-early"])
+    try:
+        case = Case(reads=(), expected=Outcome((Call(0, 0, "c", "f", '{"n": 12, "s": "ab"}', COMPLETE),)))
+        seen = observe(target, case, timeout=60.0)
+        assert len(seen.prefixes) > 10 and target.level == "partial"
+        assert [d.kind for d in compare(case.expected, seen, target)] == ["number_before_complete"]
+    finally:
+        target.extra["child"].stop()
+
+
+def test_the_ai_sdk_partial_parser_runs_at_the_partial_level_with_numbers_compared_by_value():
+    from tests.adapter_checks import PARTIAL_EXAMPLE
+    from toolfuzz.judge.sandbox import observe
+    from toolfuzz.vocabulary import COMPLETE, Call, Case, Outcome
+    example = installed_node_example(PARTIAL_EXAMPLE, "ai")
+    (target,) = resolve(f"cmd:node {example / 'parse.js'}")
+    try:
+        wanted = json.loads((example / "package-lock.json").read_text())["packages"]["node_modules/ai"]["version"]
+        assert (target.name, target.level, target.version, target.reports) == (
+            "ai-sdk-parse-partial-json", "partial", wanted, frozenset())
+        # 1.0 comes back as 1 (one number type): by value, that is the same number; 12 shown as 1 is not.
+        case = Case(reads=(), expected=Outcome((Call(0, 0, "c", "f", '{"x": 1.0, "n": 12}', COMPLETE),)))
+        seen = observe(target, case, timeout=60.0)
+        assert [d.kind for d in compare(case.expected, seen, target)] == ["number_before_complete"]
+    finally:
+        target.extra["child"].stop()

@@ -1,0 +1,245 @@
+"""Judging a partial parser: what it showed at each prefix, against the final value and against itself.
+
+The contract (docs/contract.md, "Partial parsers") has one rule per kind in
+:data:`PARTIAL_KINDS`.  Every rule is checked on every prefix and reported
+once per case: one rule that a parser breaks on nearly every case must not
+hide another it breaks more rarely, so no kind here is a consequence of
+another, and the search reports each kind a case shows
+(``toolfuzz.engine.search``).
+
+A value shown at a proper prefix is judged node by node against the span
+tree of the complete text (``toolfuzz.judge.prefixes``): a value the
+prefix has not reached may not be shown, except as an empty object or array
+or as its own final value; a string the prefix is inside may be any prefix
+of its final string in code points; everything else equals its final value.
+Values that keep every rule at two successive prefixes are then compared
+with each other, so that a value taken back is told apart from one that was
+wrong to begin with.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+from toolfuzz.judge.prefixes import Node, Text
+from toolfuzz.judge.sandbox import PrefixAnswer
+
+__all__ = ["PARTIAL_KINDS", "compare_partial", "same"]
+
+#: The partial-level divergence kinds, in the order they are checked, with what each means.
+PARTIAL_KINDS = {
+    "final_differs": "the complete text's value is not exactly what json.loads gives",
+    "raised_on_prefix": "raised on a prefix that holds the start of the value",
+    "invented_key": "showed a key the final object does not have there",
+    "invented_value": "showed a value before any of it arrived",
+    "type_differs": "showed a value of another type than its final one",
+    "string_not_prefix": "showed a string that is neither its final string nor, while open, a prefix of it",
+    "number_before_complete": "showed a number before its text was complete, as a value it does not end as",
+    "scalar_differs": "showed a complete number, true, false or null as another value",
+    "value_taken_back": "took back or changed what it had shown at an earlier prefix",
+}
+
+def compare_partial(texts: tuple[Text, ...], answers: Iterable[PrefixAnswer],
+                    exact_numbers: bool = True) -> list[tuple[str, str, str]]:
+    """``(kind, detail, state)`` for each rule broken, once per kind, in kind order.
+
+    ``answers`` say, for the text at position ``text`` of ``texts``, what was shown at the prefix of
+    ``length``; ``state`` is the crash state of a raise (empty for the other kinds).  ``exact_numbers``
+    is false for a target that cannot tell ``1`` from ``1.0`` or keep the sign of ``-0.0`` (JSON over a
+    pipe from a language with one number type): numbers are then compared by value.
+    """
+    found: dict[str, str] = {}
+    states: dict[str, str] = {}
+    previous: dict[int, tuple[int, Any]] = {}
+    for answer in sorted(answers, key=lambda a: (a.text, a.length)):
+        number, length, value, raised = answer.text, answer.length, answer.value, answer.raised
+        text = texts[number]
+        where = f"{_call(text)}, prefix {_prefix(text.text, length)}"
+        if length == len(text.text):
+            if raised is not None:
+                found.setdefault("final_differs", f"{_call(text)}: raised on the complete text: {raised[:120]}")
+                states.setdefault("final_differs", answer.crash_state or "")
+            elif not same(value, text.tree.value, exact_numbers):
+                found.setdefault("final_differs", f"{_call(text)}: the complete text gave {_brief(value)}, "
+                                                  f"not {_brief(text.tree.value)}")
+            continue
+        if raised is not None:
+            if _holds_value(text.text, length):
+                found.setdefault("raised_on_prefix", f"{where}: {raised[:120]}")
+                states.setdefault("raised_on_prefix", answer.crash_state or "")
+                previous.pop(number, None)
+            continue
+        broken: dict[str, str] = {}
+        if value is not None:
+            _judge(value, text.tree, length, None, broken, exact_numbers)
+        for kind, detail in broken.items():
+            found.setdefault(kind, f"{where}: {detail}")
+        if broken:
+            previous.pop(number, None)
+            continue
+        before = previous.get(number)
+        if before is not None and before[1] is not None:
+            lost = _taken_back(before[1], value, None, exact_numbers)
+            if lost is not None:
+                found.setdefault("value_taken_back", f"{where}: {lost} (at prefix "
+                                                     f"{_prefix(text.text, before[0])} it showed {_brief(before[1])})")
+        previous[number] = (length, value)
+    return [(kind, found[kind], states.get(kind, "")) for kind in PARTIAL_KINDS if kind in found]
+
+
+def same(a: Any, b: Any, exact_numbers: bool = True) -> bool:
+    """Whether ``a`` is ``b`` as JSON values are: types kept (an int is not a float, a bool not a number),
+    ``-0.0`` not ``0.0``, objects equal with their keys in any order."""
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return a is b
+    if _is_number(a) and _is_number(b):
+        if not exact_numbers:
+            return a == b
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, float):
+            return a == b and math.copysign(1.0, a) == math.copysign(1.0, b) or (a != a and b != b)
+        return a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k], exact_numbers) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y, exact_numbers) for x, y in zip(a, b))
+    return False
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _kind_of(v: Any) -> str:
+    if v is None or isinstance(v, bool):
+        return "literal"
+    if _is_number(v):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    return "object" if isinstance(v, dict) else "array" if isinstance(v, list) else type(v).__name__
+
+
+def _judge(value: Any, node: Node, length: int, path: str | None, broken: dict[str, str], exact: bool) -> None:
+    """Record in ``broken`` each rule ``value``, shown for ``node`` at a prefix of ``length``, breaks (``path``
+    None for the whole value)."""
+    here = "the value" if path is None else _place(path)
+    if node.start >= length:
+        # Not reached: only an empty container (nothing shown inside it) or the final value itself is not
+        # made up.
+        if not ((isinstance(value, dict) and not value and node.kind == "object")
+                or (isinstance(value, list) and not value and node.kind == "array")
+                or same(value, node.value, exact)):
+            broken.setdefault("invented_value", f"{here} is {_brief(value)} before any of it arrived")
+        return
+    kind = _kind_of(value)
+    if kind != node.kind:
+        broken.setdefault("type_differs", f"{here} is {_brief(value)}, where the final value is "
+                                          f"{_brief(node.value)}")
+        return
+    if node.kind == "object":
+        final_keys = [k for k, _, _ in node.keys]
+        place = {k: i for i, k in enumerate(final_keys)}
+        # The keys shown are the first keys of the final object, in whatever order the value holds them: a
+        # language may order an object's keys its own way (JavaScript puts integer-like keys first).
+        for key in value:
+            if key not in place or place[key] >= len(value):
+                what = "not a key there" if key not in place else "shown before the keys ahead of it"
+                broken.setdefault("invented_key", f"{here} has key {_brief(key)} ({what}; the final keys are "
+                                                  f"{_brief(final_keys)})")
+                return
+        for key in value:
+            i = place[key]
+            if node.keys[i][2] > length:
+                broken.setdefault("invented_key", f"{here} has key {_brief(key)} before its closing quote "
+                                                  "arrived")
+                return
+            _judge(value[key], node.children[i], length, _member(path, key), broken, exact)
+    elif node.kind == "array":
+        if len(value) > len(node.children):
+            broken.setdefault("invented_value", f"{here} has {len(value)} elements, the final array "
+                                                f"{len(node.children)}")
+        for i, (item, child) in enumerate(zip(value, node.children)):
+            _judge(item, child, length, f"{path or ''}[{i}]", broken, exact)
+    elif node.kind == "string":
+        if value == node.value:
+            return
+        open_ = length < node.end
+        if open_ and node.value.startswith(value) and not _lone_half(value):
+            return
+        how = "a prefix of it, but the string had closed" if node.value.startswith(value) else "not a prefix of it"
+        broken.setdefault("string_not_prefix", f"{here} is {_brief(value)}; the final string is "
+                                               f"{_brief(node.value)}: {how}")
+    elif node.kind == "number":
+        if same(value, node.value, exact):
+            return
+        if length < node.end:
+            broken.setdefault("number_before_complete", f"{here} is {_brief(value)} while its text is still "
+                                                        f"arriving; the final number is {_brief(node.value)}")
+        else:
+            broken.setdefault("scalar_differs", f"{here} is {_brief(value)}, not {_brief(node.value)}")
+    elif not same(value, node.value, exact):
+        broken.setdefault("scalar_differs", f"{here} is {_brief(value)}, not {_brief(node.value)}")
+
+
+def _lone_half(text: str) -> bool:
+    return not text.isascii() and any("\ud800" <= c <= "\udfff" for c in text)
+
+
+def _taken_back(before: Any, after: Any, path: str | None, exact: bool) -> str | None:
+    """What of ``before`` is gone from ``after`` (both kept every rule), or None if ``after`` extends it.
+
+    ``path`` is None for the whole value, where None is nothing shown; below it, None is a JSON null.
+    """
+    here = "the value" if path is None else _place(path)
+    if path is None and after is None:
+        return "the value is gone"
+    if isinstance(before, dict):
+        for key, item in before.items():
+            if key not in after:
+                return f"{here} lost key {_brief(key)}"
+            lost = _taken_back(item, after[key], _member(path, key), exact)
+            if lost is not None:
+                return lost
+        return None
+    if isinstance(before, list):
+        if len(after) < len(before):
+            return f"{here} went from {len(before)} elements to {len(after)}"
+        for i, item in enumerate(before):
+            lost = _taken_back(item, after[i], f"{path or ''}[{i}]", exact)
+            if lost is not None:
+                return lost
+        return None
+    if isinstance(before, str):
+        return None if after.startswith(before) else f"{here} went from {_brief(before)} to {_brief(after)}"
+    return None if same(before, after, exact) else f"{here} went from {_brief(before)} to {_brief(after)}"
+
+
+def _member(path: str | None, key: str) -> str:
+    return key if path is None else f"{path}.{key}"
+
+
+def _place(path: str) -> str:
+    return path if path else "the member with the empty key"
+
+
+def _holds_value(text: str, length: int) -> bool:
+    return bool(text[:length].strip(" \t\n\r"))
+
+
+def _call(text: Text) -> str:
+    return f"call {text.index} of choice {text.choice}"
+
+
+def _prefix(text: str, length: int) -> str:
+    shown = text[:length]
+    return f"{length}/{len(text)} ...{shown[-24:]!r}" if length > 24 else f"{length}/{len(text)} {shown!r}"
+
+
+def _brief(value: Any, limit: int = 60) -> str:
+    r = repr(value)
+    return r if len(r) <= limit else r[:limit - 3] + "..."
