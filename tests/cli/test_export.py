@@ -175,3 +175,22 @@ def test_errors_exit_2_with_one_line_and_write_nothing(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["export", "--format", "yaml", str(DISCONNECT), "--out", str(out)])
     assert e.value.code == 2
+
+
+def test_a_partial_finding_exports_for_a_partial_parser_plugged_in_once(tmp_path, capsys):
+    finding = ROOT / "findings" / "jiter" / "jiter-partial--number_before_complete--plain.json"
+    exported = tmp_path / "export"
+    code, _, _ = export(capsys, "--format", "pytest", "--level", "partial", finding, "--out", exported)
+    assert code == 0
+    module = (exported / "test_toolfuzz_regressions.py").read_text(encoding="utf-8")
+    assert 'LEVEL = "partial"' in module and "def assemble(text):" in module
+    runs = tmp_path / "runs"
+    plug(exported, 'LEVEL = "partial"\nfrom toolfuzz.targets.reference.partial import parse as assemble\n',
+         runs / "reference")
+    plug(exported, 'LEVEL = "partial"\nfrom toolfuzz.targets.selftest.partial import number_early as assemble\n',
+         runs / "early")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib",
+                           "--rootdir", str(runs), str(runs)], cwd=runs, capture_output=True, text=True, timeout=300)
+    # The reference keeps every rule; the parser that shows numbers early fails, naming the rule.
+    assert "1 failed, 1 passed" in proc.stdout, proc.stdout + proc.stderr
+    assert "number_before_complete" in proc.stdout
