@@ -10,9 +10,11 @@ import json
 import sys
 from dataclasses import replace
 
-from toolfuzz.corpus.bisect import DEFAULT_RELEASES, bisect, describe, probe_in_environment, releases
+from toolfuzz.corpus.bisect import SAMPLES, bisect, describe, probe_in_environment
 from toolfuzz.corpus.fixtures import dumps, write_atomic
+from toolfuzz.corpus.releases import DEFAULT_YEARS, FALLBACK_RELEASES, releases
 from toolfuzz.corpus.replay import load_fixtures
+from toolfuzz.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,12 +22,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="For each fixture, run TARGET on releases of PKG, each in an environment of its "
                        "own (toolfuzz env), by bisection, and print the first release where it fails after passing "
                        "(introduced) and the first where it passes after failing (fixed), with every release tested. "
-                       f"Without --between, the {DEFAULT_RELEASES} newest releases.")
+                       f"Without --between, the releases of the last {DEFAULT_YEARS} years by the index's upload dates "
+                       f"(the {FALLBACK_RELEASES} newest where the index gives none).")
     p.add_argument("paths", nargs="+", metavar="PATH", help="fixture file, or folder of *.json fixtures")
     p.add_argument("--target", required=True, metavar="SPEC",
                    help="a built-in target, or module:attr importable where PKG is installed")
     p.add_argument("--package", required=True, metavar="PKG", help="the distribution whose releases are tried")
     p.add_argument("--between", nargs=2, metavar=("OLD", "NEW"), help="the oldest and the newest release to try")
+    p.add_argument("--samples", type=int, default=SAMPLES, metavar="N",
+                   help=f"releases probed evenly between the two ends before bisecting, so that a bug that came and "
+                   f"went shows (default {SAMPLES})")
     p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds a case may take (default 5)")
     p.add_argument("--json", action="store_true",
                    help='print a list of {"fixture", "introduced", "fixed", "tested": {version: verdict}}')
@@ -38,15 +44,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # Every fixture read before any environment is made: a bad one is one line, and costs nothing.
     fixtures = load_fixtures(args.paths)
-    versions = releases(args.package, tuple(args.between) if args.between else None)
+    if args.samples < 0:
+        raise UsageError(f"--samples {args.samples}: must be 0 or more")
+    versions, chosen = releases(args.package, tuple(args.between) if args.between else None)
 
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
     say(f"toolfuzz bisect: {len(fixtures)} fixture{'s' * (len(fixtures) != 1)} over {len(versions)} releases of "
-        f"{args.package} ({versions[0]} to {versions[-1]})")
+        f"{args.package}, {chosen} ({versions[0]} to {versions[-1]})")
     found = [bisect(str(f.path), versions,
-                    probe_in_environment(f.fixture.case, args.target, args.package, args.timeout, say))
+                    probe_in_environment(f.fixture.case, args.target, args.package, args.timeout, say), args.samples)
              for f in fixtures]
     if args.record:
         for loaded, r in zip(fixtures, found):

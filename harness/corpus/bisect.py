@@ -11,19 +11,20 @@ probed each in an environment of its own (:mod:`toolfuzz.judge.environments`,
 cached as ``bisect-<package>-<version>``), the target served there over the
 subprocess protocol, so any release can be judged from one toolfuzz.
 
-Assuming the verdict changes at most once in the range (a bug is introduced,
-or fixed), the oldest and the newest release that load are probed, and, when
-they differ, the release where it changes is found by bisection: about
-log2(n) probes for n releases.  A release that gives ``error`` is stepped
-over: the search goes on among the others.  Every release probed is
-reported with its verdict, so a range that is not monotone shows.
+A bug is most often introduced once, or fixed once, but some come and go.  So
+the oldest and the newest release that load are probed, and a few releases
+evenly between them (``samples``); then every pair of neighbours among the
+probed whose verdicts differ is bisected down to the release where the verdict
+changes: about ``samples + 2 + log2(n)`` probes for n releases and one change,
+more where there are more changes.  A release that gives ``error`` is stepped
+over: the search goes on among the others.  Every release probed is reported
+with its verdict; "introduced" is the first change to ``fails``, "fixed" the
+first change to ``passes``, so a bug that came in 1.2 and left in 1.5 has both.
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -33,11 +34,10 @@ from toolfuzz.corpus.replay import judged
 from toolfuzz.targets.command import CommandError, command_target
 from toolfuzz.vocabulary import Case
 
-__all__ = ["Range", "releases", "bisect", "probe_in_environment", "DEFAULT_RELEASES"]
+__all__ = ["Range", "bisect", "probe_in_environment", "describe", "SAMPLES"]
 
-#: Releases a bisection covers when ``--between`` does not say: the newest ones.
-DEFAULT_RELEASES = 12
-_PRE = re.compile(r"(a|b|rc|dev|alpha|beta)\d*", re.IGNORECASE)
+#: Releases probed evenly between the two ends before bisecting, so that a bug that came and went shows.
+SAMPLES = 2
 
 
 @dataclass(frozen=True)
@@ -51,30 +51,6 @@ class Range:
 
     def to_json(self) -> dict[str, object]:
         return {"fixture": self.fixture, "introduced": self.introduced, "fixed": self.fixed, "tested": self.tested}
-
-
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", version.split("+")[0]))
-
-
-def releases(package: str, between: tuple[str, str] | None = None) -> list[str]:
-    """The final releases of ``package`` the index offers, oldest first: within ``between``, else the newest few."""
-    done = subprocess.run([sys.executable, "-m", "pip", "index", "versions", package, "--disable-pip-version-check"],
-                          capture_output=True, text=True)
-    line = next((x for x in done.stdout.splitlines() if x.startswith("Available versions:")), None)
-    if done.returncode != 0 or line is None:
-        said = [x for x in (done.stderr or done.stdout).strip().splitlines() if not x.startswith("WARNING:")]
-        tail = " / ".join(said[-2:])
-        raise UsageError(f"--package {package}: the index lists no releases ({tail[:300]})")
-    found = sorted({v.strip() for v in line.partition(":")[2].split(",") if v.strip() and not _PRE.search(v)},
-                   key=_key)
-    if between is None:
-        return found[-DEFAULT_RELEASES:]
-    old, new = _key(between[0]), _key(between[1])
-    chosen = [v for v in found if old <= _key(v) <= new]
-    if not chosen:
-        raise UsageError(f"--between {between[0]} {between[1]}: no release of {package} in that range")
-    return chosen
 
 
 def probe_in_environment(case: Case, target: str, package: str, timeout: float = 5.0,
@@ -101,8 +77,9 @@ def probe_in_environment(case: Case, target: str, package: str, timeout: float =
     return probe
 
 
-def bisect(fixture: str, versions: list[str], probe: Callable[[str], str]) -> Range:
-    """Where the verdict of ``probe`` over ``versions`` (oldest first) changes, by bisection."""
+def bisect(fixture: str, versions: list[str], probe: Callable[[str], str], samples: int = SAMPLES) -> Range:
+    """Where the verdict of ``probe`` over ``versions`` (oldest first) changes: the ends, ``samples`` between, then
+    bisection between every two probed neighbours that differ."""
     tested: dict[str, str] = {}
 
     def at(i: int) -> str:
@@ -110,38 +87,47 @@ def bisect(fixture: str, versions: list[str], probe: Callable[[str], str]) -> Ra
             tested[versions[i]] = probe(versions[i])
         return tested[versions[i]]
 
-    def ordered() -> dict[str, str]:
-        return {v: tested[v] for v in versions if v in tested}
-
-    usable = list(range(len(versions)))
     # The two ends that load; an end that does not is stepped over.
-    while usable and at(usable[0]) == "error":
-        usable.pop(0)
-    while len(usable) > 1 and at(usable[-1]) == "error":
-        usable.pop()
-    if len(usable) < 2 or at(usable[0]) == at(usable[-1]):
-        return Range(fixture, None, None, ordered())
-    first = at(usable[0])
-    lo, hi = 0, len(usable) - 1  # positions in usable: verdict at lo is first's, at hi the other
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        verdict = at(usable[mid])
-        if verdict == "error":
-            usable.pop(mid)
-            hi -= 1
-            continue
-        if verdict == first:
-            lo = mid
-        else:
-            hi = mid
-    changed = versions[usable[hi]]
-    return Range(fixture, changed if first == "passes" else None, changed if first == "fails" else None, ordered())
+    lo, hi = 0, len(versions) - 1
+    while lo <= hi and at(lo) == "error":
+        lo += 1
+    while hi > lo and at(hi) == "error":
+        hi -= 1
+    for k in range(1, samples + 1):
+        if hi - lo > 1:
+            at(lo + round(k * (hi - lo) / (samples + 1)))
+
+    def loaded() -> list[int]:
+        return [i for i in range(lo, hi + 1) if tested.get(versions[i], "error") != "error"]
+
+    changed = True
+    while changed:
+        changed = False
+        probed = loaded()
+        for left, right in zip(probed, probed[1:]):
+            if tested[versions[left]] == tested[versions[right]] or right - left == 1:
+                continue
+            # Halves between two that differ, until they are neighbours among the releases that load.
+            between = [i for i in range(left + 1, right) if versions[i] not in tested]
+            if between:
+                at(between[len(between) // 2])
+                changed = True
+                break
+
+    probed = loaded()
+    changes = [(versions[right], tested[versions[right]]) for left, right in zip(probed, probed[1:])
+               if tested[versions[left]] != tested[versions[right]]]
+    introduced = next((v for v, verdict in changes if verdict == "fails"), None)
+    fixed = next((v for v, verdict in changes if verdict == "passes"), None)
+    return Range(fixture, introduced, fixed, {v: tested[v] for v in versions if v in tested})
 
 
 def describe(found: Range) -> str:
     """One paragraph for a person: the range, then every release probed."""
     seen = set(found.tested.values()) - {"error"}
-    if found.introduced:
+    if found.introduced and found.fixed:
+        head = f"introduced in {found.introduced}, fixed in {found.fixed}"
+    elif found.introduced:
         head = f"introduced in {found.introduced}"
     elif found.fixed:
         head = f"fixed in {found.fixed}"

@@ -9,8 +9,9 @@ targets.
 
 Environments live under ``$TOOLFUZZ_ENVS``, else ``~/.cache/toolfuzz/envs``, one folder each, with a
 ``toolfuzz-env.json`` saying what was asked for.  They are made with uv when it is installed, venv and pip
-otherwise.  toolfuzz itself goes in as it is installed here: from its source folder when that is where it
-runs from (an editable install or a checkout), else the same release from the package index.
+otherwise.  toolfuzz itself goes in as it is installed here: editable from its source folder when that is
+where it runs from (an editable install or a checkout), else the same release from the package index; an
+environment made with another toolfuzz is made again when a bisection asks for it.
 """
 
 from __future__ import annotations
@@ -89,8 +90,16 @@ def listed() -> list[Environment]:
     return [find(p.name) for p in sorted(base.iterdir()) if (p / _RECORD).is_file()]
 
 
+def _toolfuzz_install() -> list[str]:
+    """How an environment installs this toolfuzz: editable from its source folder when it runs from one (the
+    environment then runs the adapters as they are in that folder now, not as they were when it was made),
+    else its release."""
+    source = _toolfuzz_source()
+    return ["-e", source] if Path(source).is_dir() else [source]
+
+
 def _toolfuzz_source() -> str:
-    """How to install this toolfuzz elsewhere: its source folder when it runs from one, else its release."""
+    """Where this toolfuzz comes from: its source folder when it runs from one, else its release."""
     try:
         direct = json.loads(metadata.distribution("toolfuzz").read_text("direct_url.json") or "{}")
     except metadata.PackageNotFoundError:
@@ -119,15 +128,15 @@ def add(name: str, requirements: list[str], say: Callable[[str], None] = lambda 
     if folder.exists():
         shutil.rmtree(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    source = _toolfuzz_source()
+    toolfuzz = _toolfuzz_install()
     uv = shutil.which("uv")
     steps = ([[uv, "venv", "--quiet", "--python", sys.executable, str(folder)],
-              [uv, "pip", "install", "--quiet", "--python", str(folder / "bin" / "python"), source, *requirements]]
+              [uv, "pip", "install", "--quiet", "--python", str(folder / "bin" / "python"), *toolfuzz, *requirements]]
              if uv else
              [[sys.executable, "-m", "venv", str(folder)],
               [str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-               source, *requirements]])
-    say(f"making {folder} with {'uv' if uv else 'venv and pip'}: toolfuzz from {source}"
+               *toolfuzz, *requirements]])
+    say(f"making {folder} with {'uv' if uv else 'venv and pip'}: toolfuzz from {' '.join(toolfuzz)}"
         + (f", {' '.join(requirements)}" if requirements else ""))
     for argv in steps:
         done = subprocess.run(argv, capture_output=True, text=True)
@@ -135,8 +144,8 @@ def add(name: str, requirements: list[str], say: Callable[[str], None] = lambda 
             shutil.rmtree(folder, ignore_errors=True)
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
             raise UsageError(f"environment {name!r}: {' '.join(argv[:3])} ... failed: {' / '.join(tail)[:500]}")
-    env = Environment(name, folder, tuple(requirements), source)
-    record = {"name": name, "requirements": list(requirements), "toolfuzz": source}
+    env = Environment(name, folder, tuple(requirements), " ".join(toolfuzz))
+    record = {"name": name, "requirements": list(requirements), "toolfuzz": env.toolfuzz}
     # Written last, and whole: a folder without it is an environment that was never finished.
     partial = folder / (_RECORD + ".part")
     partial.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
@@ -145,12 +154,13 @@ def add(name: str, requirements: list[str], say: Callable[[str], None] = lambda 
 
 
 def ensure(name: str, requirements: list[str], say: Callable[[str], None] = lambda text: None) -> Environment:
-    """The environment ``name`` as made before with these ``requirements``, or made now."""
+    """The environment ``name`` as made before with these ``requirements`` and this toolfuzz, or made now."""
     try:
         env = find(name)
     except UsageError:
         return add(name, requirements, say)
-    return env if list(env.requirements) == requirements else add(name, requirements, say)
+    same = list(env.requirements) == requirements and env.toolfuzz == " ".join(_toolfuzz_install())
+    return env if same else add(name, requirements, say)
 
 
 def remove(name: str) -> Path:

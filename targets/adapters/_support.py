@@ -23,7 +23,7 @@ from openai.types.chat import ChatCompletionChunk
 
 from toolfuzz.vocabulary import COMPLETING as FINISHING
 
-__all__ = ["COMPLETING", "sdk_chunk", "sdk_chunks", "until_error", "StreamFailed", "openai_http", "mock_client", "run", "quiet", "text_of"]
+__all__ = ["COMPLETING", "sdk_chunk", "sdk_chunks", "until_error", "StreamFailed", "openai_http", "http_of", "mock_client", "run", "quiet", "text_of"]
 
 #: The finish reasons after which a choice's calls are finished (docs/contract.md section 4).
 COMPLETING = FINISHING["openai-chat"]
@@ -55,7 +55,12 @@ def sdk_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[ChatCompletionChunk
 
 def openai_http() -> Any:
     """The HTTP library the installed openai SDK is built on: httpx2 from openai 3, httpx before."""
-    return getattr(_base_client, "httpx2", None) or _base_client.httpx
+    return http_of(_base_client)
+
+
+def http_of(base_client: Any) -> Any:
+    """The HTTP library an SDK generated as openai's is (its ``_base_client`` module) is built on: httpx2 or httpx."""
+    return getattr(base_client, "httpx2", None) or base_client.httpx
 
 
 def mock_client(http: Any, reads: list[bytes], asynchronous: bool = False) -> Any:

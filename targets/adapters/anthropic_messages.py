@@ -7,7 +7,7 @@
   (the SDK raises there; a user who catches that is left with the snapshot as
   it was).
 * ``anthropic-client`` (bytes): the real ``anthropic.Anthropic`` client over an
-  in-process httpx2 transport serving the case's network reads as a
+  in-process transport (httpx2, or httpx before it) serving the case's network reads as a
   ``text/event-stream`` body, read with ``messages.stream()`` and
   ``get_final_message()``.  This adds the SDK's SSE decoder, which dispatches
   on the ``event:`` name (data-only events are dropped, ``error`` raises).
@@ -42,7 +42,6 @@ import warnings
 from typing import Any, Callable
 
 import anthropic
-import httpx2
 from anthropic._models import construct_type
 from anthropic.lib.streaming._messages import accumulate_event
 from anthropic.types import RawMessageStreamEvent
@@ -99,14 +98,17 @@ def assemble_with_accumulator(events: list[dict[str, Any]]) -> list[dict[str, An
 
 def client_for(reads: list[bytes]) -> anthropic.Anthropic:
     """A real client whose every request is answered with the case's reads as an SSE body."""
-    def serve(request: httpx2.Request) -> httpx2.Response:
+    # The HTTP library this release is built on: httpx2 in the newer ones, httpx before.
+    http = getattr(anthropic._base_client, "httpx2", None) or anthropic._base_client.httpx
+
+    def serve(request: Any) -> Any:
         # An iterator body is streamed item by item: the client gets exactly the case's reads.
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=iter(reads))
+        return http.Response(200, headers={"content-type": "text/event-stream"}, content=iter(reads))
 
     # An explicit key and base URL so that nothing comes from the environment;
     # no retries, so that a failure is seen once, as the user sees it.
     return anthropic.Anthropic(api_key="toolfuzz", base_url="http://toolfuzz.invalid", max_retries=0,
-                               http_client=httpx2.Client(transport=httpx2.MockTransport(serve)))
+                               http_client=http.Client(transport=http.MockTransport(serve)))
 
 
 def assemble_with_client(reads: list[bytes]) -> list[dict[str, Any]]:

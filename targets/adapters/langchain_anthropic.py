@@ -6,7 +6,7 @@
   structured); the chunks are summed with ``+``.  ``ping`` never reaches it and
   an ``error`` event ends the stream (the SDK raises there).
 * ``langchain-anthropic-client`` (bytes): ``ChatAnthropic(...).bind_tools(...).stream()``
-  end to end, its anthropic client swapped for one whose in-process httpx2
+  end to end, its anthropic client swapped for one whose in-process
   transport serves the case's reads; the yielded chunks are summed.
 
 Unlike the SDK's own ``MessageStream``, langchain reads the raw event stream

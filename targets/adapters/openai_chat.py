@@ -4,10 +4,11 @@
   chunk as the SDK would build it (``construct_type``), then
   ``get_final_completion()``, the documented way to read the result.
 * ``openai-client`` (bytes): the real ``openai.OpenAI`` client, whose only
-  fake part is an in-process httpx2 transport serving the case's network
-  reads as the response body, read by ``client.chat.completions.stream()``
-  and ``get_final_completion()``.  This covers the SDK's SSE decoder, its
-  error-chunk handling and the stream helper's chunk filter.
+  fake part is an in-process transport (httpx2, or httpx before openai 3)
+  serving the case's network reads as the response body, read by
+  ``client.chat.completions.stream()`` and ``get_final_completion()``.  This
+  covers the SDK's SSE decoder, its error-chunk handling and the stream
+  helper's chunk filter.
 * ``openai-client-done-events`` (bytes): the same stream, but the calls are
   the ones a user acting on ``tool_calls.function.arguments.done`` events
   would run, with the arguments the event carried.
@@ -23,15 +24,15 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-import httpx2
 import openai
 from openai._models import construct_type
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
 from toolfuzz.vocabulary import COMPLETING as FINISHING
+from toolfuzz.targets.adapters._support import mock_client, openai_http
 from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_state", "assemble_with_client", "handed_on_by_done_events"]
@@ -80,30 +81,23 @@ def assemble_with_state(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 # -- bytes: the real client over an in-process transport ---------------------
 
-class _Reads(httpx2.SyncByteStream):
-    """The response body, delivered in exactly the case's network reads."""
-
-    def __init__(self, reads: list[bytes]) -> None:
-        self.reads = reads
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self.reads
-
-
 def _client(reads: list[bytes]) -> openai.OpenAI:
-    def serve(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=_Reads(reads))
-
     # An explicit key and base URL so that nothing comes from the environment;
     # no retries, so that a failure is seen once, as the user sees it.
     return openai.OpenAI(api_key="toolfuzz", base_url="http://toolfuzz.invalid/v1", max_retries=0,
-                         http_client=httpx2.Client(transport=httpx2.MockTransport(serve)))
+                         http_client=mock_client(openai_http(), reads))
+
+
+def _stream(client: openai.OpenAI) -> Any:
+    """``chat.completions.stream``, which older releases keep under ``beta``."""
+    completions = client.chat.completions
+    return completions.stream if hasattr(completions, "stream") else client.beta.chat.completions.stream
 
 
 def assemble_with_client(reads: list[bytes]) -> list[dict[str, Any]]:
     """openai.OpenAI().chat.completions.stream() over the case's reads, read with get_final_completion()."""
     with _client(reads) as client:
-        with client.chat.completions.stream(model="x", messages=_MESSAGES) as stream:
+        with _stream(client)(model="x", messages=_MESSAGES) as stream:
             return _calls(stream.get_final_completion().choices)
 
 
@@ -113,7 +107,7 @@ def handed_on_by_done_events(reads: list[bytes]) -> list[dict[str, Any]]:
     stream = None
     with _client(reads) as client:
         try:
-            with client.chat.completions.stream(model="x", messages=_MESSAGES) as stream:
+            with _stream(client)(model="x", messages=_MESSAGES) as stream:
                 choice = 0
                 for event in stream:
                     if event.type == "chunk":

@@ -6,7 +6,7 @@
   member never reaches it (the SDK's ``Stream`` raises ``APIError`` first; a
   user who catches that is left with the state as it was).
 * ``openai-responses-client`` (bytes): the real ``openai.OpenAI`` client over an
-  in-process httpx2 transport serving the case's network reads, read with
+  in-process transport (httpx2, or httpx before openai 3) serving the case's network reads, read with
   ``client.responses.stream()`` and ``get_final_response()``.
 
 What is reported for each ``function_call`` item:
@@ -31,14 +31,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 import openai
 from openai._models import construct_type
 from openai._types import omit
 from openai.lib.streaming.responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
 
-from toolfuzz.targets.adapters._support import mock_client, quiet
+from toolfuzz.targets.adapters._support import mock_client, openai_http, quiet
 from toolfuzz.targets.base import Target
 
 __all__ = ["TARGETS", "assemble_with_state", "assemble_with_client", "calls_of"]
@@ -79,7 +78,7 @@ def assemble_with_client(reads: list[bytes]) -> list[dict[str, Any]]:
     # An explicit key and base URL so that nothing comes from the environment;
     # no retries, so that a failure is seen once, as the user sees it.
     with openai.OpenAI(api_key="toolfuzz", base_url="http://toolfuzz.invalid/v1", max_retries=0,
-                       http_client=mock_client(httpx2, reads)) as client:
+                       http_client=mock_client(openai_http(), reads)) as client:
         with client.responses.stream(model="x", input="toolfuzz") as stream:
             return calls_of(enumerate(stream.get_final_response().output or ()), True)
 

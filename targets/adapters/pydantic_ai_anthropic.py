@@ -22,13 +22,12 @@ from importlib import metadata
 from typing import Any
 
 import anthropic
-import httpx2
 from pydantic_ai.messages import ModelRequest, UserPromptPart
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
 
-from toolfuzz.targets.adapters._support import mock_client, quiet, run
+from toolfuzz.targets.adapters._support import http_of, mock_client, quiet, run
 from toolfuzz.targets.adapters.pydantic_ai import _FINISHED, _calls, _index_of
 from toolfuzz.targets.base import Target
 
@@ -37,7 +36,8 @@ __all__ = ["TARGETS", "assemble_with_model"]
 
 async def _response(reads: list[bytes]) -> Any:
     client = anthropic.AsyncAnthropic(api_key="toolfuzz", base_url="http://toolfuzz.invalid", max_retries=0,
-                                      http_client=mock_client(httpx2, reads, asynchronous=True))
+                                      http_client=mock_client(http_of(anthropic._base_client), reads,
+                                                              asynchronous=True))
     model = AnthropicModel("claude-sonnet-4-5", provider=AnthropicProvider(anthropic_client=client))
     request = [ModelRequest(parts=[UserPromptPart("toolfuzz")])]
     async with model.request_stream(request, None, ModelRequestParameters()) as stream:

@@ -30,10 +30,22 @@ def test_the_release_where_the_verdict_changes_is_found_in_few_probes():
     asked: list[str] = []
     found = bisect("f.json", versions, by({v: "passes" if i < 11 else "fails" for i, v in enumerate(versions)}, asked))
     assert (found.introduced, found.fixed) == ("1.11", None)
-    assert len(asked) == len(set(asked)) <= 6 and list(found.tested) == sorted(asked, key=lambda v: int(v[2:]))
+    # The ends, two between, then halves: 7 of 16.
+    assert len(asked) == len(set(asked)) == 7 and list(found.tested) == sorted(asked, key=lambda v: int(v[2:]))
     assert describe(found).startswith("f.json: introduced in 1.11\n  tested: 1.0 passes, ")
     fixed = bisect("f.json", versions, by({v: "fails" if i < 3 else "passes" for i, v in enumerate(versions)}, []))
     assert (fixed.introduced, fixed.fixed) == (None, "1.3")
+
+
+def test_a_bug_that_came_and_went_between_ends_that_pass_has_both_ends_of_its_range():
+    versions = [f"1.{i}" for i in range(16)]
+    window = {v: "fails" if 5 <= i < 10 else "passes" for i, v in enumerate(versions)}
+    found = bisect("f.json", versions, by(window, []))
+    assert (found.introduced, found.fixed) == ("1.5", "1.10")
+    assert describe(found).startswith("f.json: introduced in 1.5, fixed in 1.10\n")
+    # Without the probes between the ends, it would read as passing everywhere.
+    blind = bisect("f.json", versions, by(window, []), samples=0)
+    assert (blind.introduced, blind.fixed) == (None, None) and list(blind.tested) == ["1.0", "1.15"]
 
 
 def test_a_release_that_does_not_load_is_stepped_over():
@@ -76,10 +88,10 @@ def test_a_bisection_over_real_releases_names_the_one_that_introduced_the_mistak
     fixture = tmp_path / "interleaved.json"
     shutil.copy(INTERLEAVED, fixture)
     assert main(["bisect", str(fixture), "--target", "tfz_bisect_demo:assemble", "--package", "tfz-bisect-demo",
-                 "--json", "--record"]) == 0
+                 "--json", "--record", "--samples", "1"]) == 0
     (found,) = json.loads(capsys.readouterr().out)
     assert found["introduced"] == "1.2" and found["fixed"] is None
-    # The ends, then halves: 1.3 is never needed.
+    # The ends and one between (--samples 1), then halves: 1.3 is never needed.
     assert found["tested"] == {"1.0": "passes", "1.1": "passes", "1.2": "fails", "1.4": "fails"}
     # Recorded in the fixture, under the target's name; the rest of the fixture as it was.
     recorded = load(fixture)
