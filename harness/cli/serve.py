@@ -33,15 +33,20 @@ def run(args: argparse.Namespace) -> int:
     (target,) = resolve(args.target)
     if target.takes_request:
         raise UsageError(f"{args.target} needs the case's tools and limits, which the protocol does not carry")
-    out = sys.stdout
-    out.write(json.dumps({"protocol": PROTOCOL, "name": target.name, "version": target.version,
-                          "level": target.level, "claims": sorted(target.reports),
-                          "dialects": list(target.dialects)}) + "\n")
-    out.flush()
+    out = sys.stdout.buffer
+    _write(out, {"protocol": PROTOCOL, "name": target.name, "version": target.version, "level": target.level,
+                 "claims": sorted(target.reports), "dialects": list(target.dialects)})
     for line in sys.stdin:
-        out.write(json.dumps(_answer(target, line), ensure_ascii=True, separators=(",", ":")) + "\n")
-        out.flush()
+        _write(out, _answer(target, line))
     return 0
+
+
+def _write(out: Any, doc: dict[str, Any]) -> None:
+    # A lone surrogate goes as its own three bytes (surrogatepass), which json.loads on the near side reads back
+    # as it was: as a \ud8xx escape, two lone halves side by side would be read as one character, and a library
+    # that leaves them unjoined would pass for one that joins them.
+    out.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass") + b"\n")
+    out.flush()
 
 
 def _answer(target: Any, line: str) -> dict[str, Any]:

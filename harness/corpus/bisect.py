@@ -31,6 +31,7 @@ from typing import Callable
 from toolfuzz.errors import UsageError
 from toolfuzz.judge import environments
 from toolfuzz.corpus.replay import judged
+from toolfuzz.targets.adapters import distributions_for
 from toolfuzz.targets.command import CommandError, command_target
 from toolfuzz.vocabulary import Case
 
@@ -55,11 +56,13 @@ class Range:
 
 def probe_in_environment(case: Case, target: str, package: str, timeout: float = 5.0,
                          say: Callable[[str], None] = lambda text: None) -> Callable[[str], str]:
-    """A probe: the verdict of ``target`` on ``case`` with ``package==version`` installed."""
+    """A probe: the verdict of ``target`` on ``case`` with ``package==version`` installed, beside whatever else
+    the target's adapter needs (httpx beside httpx-sse), at the releases the installer picks for it."""
+    others = [d for d in distributions_for(target.partition("@")[0]) if d.lower() != package.lower()]
 
     def probe(version: str) -> str:
         name = re.sub(r"[^A-Za-z0-9._-]", "-", f"bisect-{package}-{version}")[:64]
-        wanted = [f"{package}=={version}"]
+        wanted = [f"{package}=={version}", *others]
         try:
             env = environments.ensure(name, wanted, say)
             served = command_target([*env.serve, target], summary=f"{target} with {package} {version}")

@@ -33,7 +33,7 @@ from toolfuzz.judge.compare import KINDS, Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.findings import path_for
-from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, write_atomic
+from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, version_key, write_atomic
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.vocabulary import Case
 from toolfuzz.judge.sandbox import Observation, observe
@@ -72,13 +72,16 @@ def diverging(fixture: Fixture) -> list[tuple[str, str]]:
 
 
 def signature(fixture: Fixture) -> str:
+    recorded = diverging(fixture)
     # The run that wrote a fixture knew which features were plain for its dialect: its word is kept.
     if isinstance(fixture.found.get("signature"), str) and fixture.found["signature"]:
-        return fixture.found["signature"]
-    recorded = diverging(fixture)
+        given = fixture.found["signature"]
+        if recorded and given.startswith(recorded[0][0] + "/"):
+            return _era(fixture, recorded[0][0]) + given[len(recorded[0][0]):]
+        return given
     if recorded:
         target, kind = recorded[0]
-        return signature_of(target, kind, set(fixture.case.features) - PLAIN_FEATURES,
+        return signature_of(_era(fixture, target), kind, set(fixture.case.features) - PLAIN_FEATURES,
                             str(fixture.found.get("crash_state") or ""))
     case = fixture.case
     content = json.dumps({"dialect": case.dialect, "reads": [r.hex() for r in case.reads],
@@ -148,8 +151,19 @@ def root_of(fixture: Fixture) -> Root | None:
     if not recorded:
         return None
     target, kind = recorded[0]
-    return Root(target, kind, str(fixture.found.get("crash_state") or ""),
+    return Root(_era(fixture, target), kind, str(fixture.found.get("crash_state") or ""),
                 frozenset(fixture.case.features) - PLAIN_FEATURES)
+
+
+def _era(fixture: Fixture, target: str) -> str:
+    """``target``, or ``target<1.2.0`` for a fixture whose recorded range (``toolfuzz bisect --record``) says
+    that release fixed it: a bug of the releases before is a root cause of its own, never folded with one
+    the library has now (both plain, or one a variant of the other), nor taken as explaining it."""
+    entry = fixture.history.get(target) or {}
+    fixed, introduced = entry.get("fixed"), entry.get("introduced")
+    if not isinstance(fixed, str) or (isinstance(introduced, str) and version_key(introduced) > version_key(fixed)):
+        return target
+    return f"{target}<{fixed}"
 
 
 def merge(sources: list[str], into: Path) -> list[Merged]:

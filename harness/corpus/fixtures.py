@@ -53,6 +53,7 @@ __all__ = [
     "loads",
     "dumps",
     "write_atomic",
+    "version_key",
     "iter_fixture_paths",
     "outcome_from_json",
 ]
@@ -112,9 +113,16 @@ class Fixture:
         return doc
 
 
+def version_key(version: str) -> tuple[int, ...]:
+    """A release's numbers, to order releases as they came (``0.9.1`` before ``0.10.0``)."""
+    return tuple(int(n) for n in re.findall(r"\d+", version.split("+")[0]))
+
+
 def history_text(entry: dict[str, Any]) -> str:
     """A recorded range for a person: ``openai 1.4.0 – 1.6.2, fixed in 1.6.3`` (the releases bisect saw fail)."""
-    fails = [v for v, verdict in entry.get("tested", {}).items() if verdict == "fails"]
+    tested = entry.get("tested", {})
+    # Ordered by release, not as stored: a fixture's JSON may hold them in any order.
+    fails = sorted((v for v, verdict in tested.items() if verdict == "fails"), key=version_key)
     package = entry.get("package", "?")
     if not fails:
         return f"{package}: passes on every release tested"

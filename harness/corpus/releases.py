@@ -20,6 +20,7 @@ import sys
 import urllib.error
 import urllib.request
 
+from toolfuzz.corpus.fixtures import version_key
 from toolfuzz.errors import UsageError
 
 __all__ = ["releases", "choose", "upload_dates", "DEFAULT_YEARS", "FALLBACK_RELEASES"]
@@ -30,10 +31,6 @@ DEFAULT_YEARS = 2
 FALLBACK_RELEASES = 12
 _PRE = re.compile(r"(a|b|rc|dev|alpha|beta)\d*", re.IGNORECASE)
 _JSON = "application/vnd.pypi.simple.v1+json"
-
-
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", version.split("+")[0]))
 
 
 def _pip(*args: str) -> subprocess.CompletedProcess[str]:
@@ -48,7 +45,10 @@ def _index_url() -> str:
     said = _pip("config", "get", "global.index-url")
     if said.returncode == 0 and said.stdout.strip():
         return said.stdout.strip()
-    from pip._internal.models.index import PyPI  # pip's default index, named nowhere here
+    try:
+        from pip._internal.models.index import PyPI  # pip's default index, named nowhere here
+    except ImportError:
+        return ""
     return PyPI.simple_url
 
 
@@ -66,7 +66,8 @@ def upload_dates(package: str, timeout: float = 30.0) -> dict[str, datetime.date
     dates: dict[str, datetime.date] = {}
     for entry in page.get("files", []) if isinstance(page, dict) else []:
         when = entry.get("upload-time") if isinstance(entry, dict) else None
-        version = _version_of(entry.get("filename", "")) if isinstance(entry, dict) else None
+        filename = entry.get("filename") if isinstance(entry, dict) else None
+        version = _version_of(filename) if isinstance(filename, str) else None
         if not isinstance(when, str) or version is None:
             continue
         try:
@@ -103,10 +104,10 @@ def choose(package: str, found: list[str], between: tuple[str, str] | None, date
            today: datetime.date) -> tuple[list[str], str]:
     """The final releases among ``found``, oldest first: within ``between`` when given; else those uploaded in the
     last :data:`DEFAULT_YEARS` years and the one in use when they began, or the newest :data:`FALLBACK_RELEASES` when ``dates`` knows none of them."""
-    final = sorted({v for v in found if v and not _PRE.search(v)}, key=_key)
+    final = sorted({v for v in found if v and not _PRE.search(v)}, key=version_key)
     if between is not None:
-        old, new = _key(between[0]), _key(between[1])
-        chosen = [v for v in final if old <= _key(v) <= new]
+        old, new = version_key(between[0]), version_key(between[1])
+        chosen = [v for v in final if old <= version_key(v) <= new]
         if not chosen:
             raise UsageError(f"--between {between[0]} {between[1]}: no release of {package} in that range")
         return chosen, f"between {between[0]} and {between[1]}"

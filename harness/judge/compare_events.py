@@ -69,12 +69,20 @@ def compare_events(expected: tuple[SSEEvent, ...], observed: tuple[SSEEvent, ...
     if not found:
         for k, e, o in pairs:
             if o.data != e.data:
-                found.setdefault("data_differs", f"event {k}: expected data {e.data[:80]!r}, got {o.data[:80]!r}")
+                found.setdefault("data_differs", f"event {k}: {_where_data_differs(e.data, o.data)}")
             if o.event != e.event:
                 found.setdefault("event_type_differs", f"event {k}: expected type {e.event!r}, got {o.event!r}")
             if ids and o.id != e.id:
                 found.setdefault("event_id_differs", f"event {k}: expected last event id {e.id!r}, got {o.id!r}")
     return [(kind, found[kind]) for kind in SSE_KINDS if kind in found]
+
+
+def _where_data_differs(expected: str, got: str) -> str:
+    """The two datas around where they first differ: a long data line differs far past any fixed-width head."""
+    at = next((i for i, (a, b) in enumerate(zip(expected, got)) if a != b), min(len(expected), len(got)))
+    start = max(0, at - 30)
+    head = f"from character {at}: " if start else ""
+    return f"{head}expected data {expected[start:at + 50]!r}, got {got[start:at + 50]!r}"
 
 
 def _about(event: SSEEvent) -> str:

@@ -21,7 +21,7 @@ from typing import Iterable
 
 from toolfuzz.targets.base import Target
 
-__all__ = ["Adapter", "KNOWN", "installed", "status", "verified", "unavailable"]
+__all__ = ["Adapter", "KNOWN", "installed", "status", "verified", "unavailable", "distributions_for"]
 
 
 @dataclass(frozen=True)
@@ -132,6 +132,11 @@ def unavailable(name: str) -> str | None:
             targets, why = _load(adapter)
             return None if any(t.name == name for t in targets) else why or "installed, but the adapter does not define it"
     return None
+
+
+def distributions_for(name: str) -> tuple[str, ...]:
+    """The distributions the known adapter target ``name`` needs installed; empty for a name no adapter defines."""
+    return next((adapter.distributions for adapter in KNOWN if name in adapter.names), ())
 
 
 def verified() -> dict[str, str]:

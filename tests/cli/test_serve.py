@@ -45,3 +45,17 @@ def test_a_partial_parser_answers_each_prefix_with_its_value_or_its_raise():
     assert second == {"value": {"a": [1, "x"], "n": -0.0}} and str(second["value"]["n"]) == "-0.0"
     assert third["error"]["type"] == "ValueError" and "toolfuzz.targets.reference.partial" in third["error"]["crash_state"]
     assert set(fourth) == {"protocol_error"}
+
+
+def test_two_lone_surrogate_halves_a_library_left_unjoined_come_back_as_two():
+    # openai's stream state concatenates the halves of U+10000, sent \u-escaped in two fragments, without
+    # joining them (findings/openai/): over the protocol they must not turn into the one character they spell.
+    chunks = [chunk(head(0, "call_1", "run_sql")), chunk(frag(0, '{"sql":"\ud800')), chunk(frag(0, '\udc00"}')),
+              chunk(finish="tool_calls")]
+    lines = json.dumps({"case": 1, "dialect": "openai-chat", "chunks": chunks}) + "\n"
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "serve", "openai-stream-state"], input=lines.encode(),
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    _, answer = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answer["calls"][0]["arguments"] == '{"sql":"\ud800\udc00"}'
+    assert len(answer["calls"][0]["arguments"]) == len('{"sql":""}') + 2

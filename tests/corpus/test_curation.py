@@ -91,6 +91,21 @@ def test_merging_into_an_empty_corpus_adds_every_file_byte_for_byte_in_the_same_
     assert len(done) == len(iter_fixture_paths([str(FINDINGS)]))
 
 
+def test_a_bug_a_release_fixed_is_a_root_cause_of_its_own_beside_one_the_library_has_now(tmp_path):
+    old = load(FINDINGS / "httpx-sse" / "httpx-sse--data_differs--plain--0.4.0.json")
+    assert old.history["httpx-sse"]["fixed"] == "0.4.2"
+    # The same divergence, recorded with no range: as a run on the newest release would write it.
+    now = dataclasses.replace(old, history={})
+    write_atomic(tmp_path / "in" / "old.json", dumps(old))
+    write_atomic(tmp_path / "in" / "now.json", dumps(now))
+    write_atomic(tmp_path / "in" / "bom.json", (FINDINGS / "httpx-sse" / "httpx-sse--event_lost--bom.json").read_text())
+    assert (signature(old), signature(now)) == ("httpx-sse<0.4.2/data_differs/plain", "httpx-sse/data_differs/plain")
+    done = {m.source.name: (m.action, m.detail) for m in merge([str(tmp_path / "in")], tmp_path / "corpus")}
+    # A plain root cause explains every other kind of its target, but only of the releases it fails on.
+    assert done["old.json"][0] == "added" and done["now.json"][0] == "added"
+    assert done["bom.json"] == ("folded", "into httpx-sse/data_differs/plain (a variant of it, as event_lost)")
+
+
 def test_merging_the_same_fixtures_again_keeps_them_all_and_writes_nothing(tmp_path):
     into = tmp_path / "corpus"
     merge([str(FINDINGS)], into)

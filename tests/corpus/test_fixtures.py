@@ -155,6 +155,10 @@ def test_a_recorded_regression_range_round_trips_and_reads_as_a_range():
     assert loads(dumps(f)) == f and json.loads(dumps(f))["history"]["openai-stream-state"] == entry
     assert history_text(entry) == "openai 1.4.0 – 1.6.2, fixed in 1.6.3"
     assert history_text({"package": "p", "tested": {"1": "passes"}}) == "p: passes on every release tested"
+    # Releases in their order, not the file's (its keys are sorted as text: 0.10.0 before 0.8.0).
+    stored = {"package": "jiter", "fixed": "0.11.0",
+              "tested": {"0.10.0": "fails", "0.11.0": "passes", "0.8.0": "fails", "0.9.1": "fails"}}
+    assert history_text(stored) == "jiter 0.8.0 – 0.10.0, fixed in 0.11.0"
     bad = json.loads(dumps(f))
     bad["history"]["openai-stream-state"]["tested"]["1.4.0"] = "maybe"
     with pytest.raises(FixtureError, match=r"history\.openai-stream-state\.tested\.1\.4\.0: must be fails, passes "

@@ -79,6 +79,20 @@ def test_the_details_say_which_event_and_what():
     assert kind == "event_lost" and "event 1" in detail and "'error'" in detail
 
 
+def test_a_data_that_differs_far_in_is_shown_where_it_differs():
+    head = '{"id":"chatcmpl-toolfuzz","object":"chat.completion.chunk","created":1700000000,"choices":'
+    expected, got = SSEEvent(head + '[{"location":"\u2029"}]'), SSEEvent(head + '[{"location":"')
+    [(kind, detail)] = compare_events((expected,), (got,))
+    at = len(head) + len('[{"location":"')
+    assert kind == "data_differs"
+    assert detail == (f"event 0: from character {at}: expected data {expected.data[at - 30:at + 50]!r}, "
+                      f"got {got.data[at - 30:at + 50]!r}")
+    # An invisible separator is shown escaped.
+    assert "\\u2029" in detail
+    [(_, short)] = compare_events((SSEEvent("ab"),), (SSEEvent("ac"),))
+    assert short == "event 0: expected data 'ab', got 'ac'"
+
+
 def test_every_sse_kind_has_a_test_here():
     tested = {name[len("test_"):] for name in globals() if name.startswith("test_")}
     assert all(any(t.startswith(k) for t in tested) for k in SSE_KINDS)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +12,7 @@ from toolfuzz.cli import main
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.errors import UsageError
 from toolfuzz.judge import environments
+from tests.paths import ROOT
 
 
 def test_a_target_at_an_environment_is_a_spec_of_its_own():
@@ -40,11 +43,28 @@ def test_a_requirement_that_does_not_install_leaves_no_environment_behind(tmp_pa
     assert not (tmp_path / "broken").exists() and environments.listed() == []
 
 
+def test_an_environment_made_with_another_toolfuzz_is_made_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path))
+    (tmp_path / "old").mkdir()
+    record = {"requirements": ["six"], "toolfuzz": "toolfuzz==0.0.1"}
+    (tmp_path / "old" / "toolfuzz-env.json").write_text(json.dumps(record))
+    made = []
+    monkeypatch.setattr(environments, "add", lambda name, requirements, say: made.append((name, requirements)))
+    environments.ensure("old", ["six"])
+    assert made == [("old", ["six"])]
+
+
 def test_a_built_in_target_runs_inside_an_environment_beside_itself_in_process(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path / "envs"))
     assert main(["env", "add", "own"]) == 0
     assert capsys.readouterr().out.startswith(f"own: {tmp_path / 'envs' / 'own'} (--target TARGET@own)")
     assert main(["env", "list"]) == 0 and capsys.readouterr().out.startswith("own  -  (")
+    # toolfuzz goes in editable from this checkout: the environment runs the adapters as they are here now.
+    own = environments.find("own")
+    where = subprocess.run([str(own.python), "-c", "import toolfuzz.targets.adapters as m; print(m.__file__)"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert own.toolfuzz == f"-e {ROOT}" and Path(where) == ROOT / "targets" / "adapters" / "__init__.py"
+    assert environments.ensure("own", []) == own
     # `toolfuzz targets` asks the environment for its library targets: none is installed there, and it answered
     # (a row "?@own" would say it did not).
     assert main(["targets"]) == 0

@@ -89,3 +89,8 @@ def test_a_range_found_by_bisect_is_shown_beside_its_statement_and_in_corpus_che
             "[a.json](somelib/a.json)") in page
     assert fixed_text(load(path), "somelib", "1.7.0") == ("fixed in somelib 1.7.0 (recorded on 1.5.0); bisected: "
                                                          "fails on somelib 1.4.0 – 1.6.2, fixed in 1.6.3")
+    # A statement too long for one line is cut; the range after it never is.
+    doc["statement"] = "The second call never runs. " * 20
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    page = render_matrix(load_corpus([str(tmp_path)]), tmp_path, "cmd")
+    assert "... Fails on somelib 1.4.0 – 1.6.2, fixed in 1.6.3 (toolfuzz bisect). [a.json](somelib/a.json)" in page
