@@ -17,6 +17,7 @@ them.  Strategies and targets import this module and never each other.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -39,6 +40,7 @@ __all__ = [
     "Limits",
     "Case",
     "SSEEvent",
+    "version_key",
 ]
 
 #: The stream said the call is finished and its arguments are a JSON text
@@ -233,3 +235,8 @@ class Case:
             at += len(read)
             offsets.append(at)
         return tuple(offsets)
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """A release's numbers, to order releases as they came (``0.9.1`` before ``0.10.0``)."""
+    return tuple(int(n) for n in re.findall(r"\d+", version.split("+")[0]))

@@ -47,7 +47,7 @@ from toolfuzz.vocabulary import DIALECTS
 from toolfuzz.targets.base import ALL_CLAIMS, BadReturn, LEVELS, PLAIN_CLAIMS, Target
 
 __all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
-           "command_target"]
+           "command_target", "HANDSHAKE_SECONDS", "ENVIRONMENT_HANDSHAKE_SECONDS"]
 
 PROTOCOL = "toolfuzz-subprocess/1"
 #: Longest answer line read back; a longer one is a bad return, and the child is restarted.
@@ -56,6 +56,9 @@ MAX_ANSWER_BYTES = 16 * 1024 * 1024
 MAX_HANDSHAKE_BYTES = 64 * 1024
 #: How long a starting program has to write its handshake.
 HANDSHAKE_SECONDS = 10.0
+#: For a built-in target served from an environment of its own: it imports its library before it says hello, and
+#: the first time in a new environment Python compiles all of it (litellm: tens of seconds on a loaded machine).
+ENVIRONMENT_HANDSHAKE_SECONDS = 180.0
 #: How long to wait for an answer when no harness time limit is running (off the main thread).
 FALLBACK_SECONDS = 60.0
 _STDERR_TAIL = 600
@@ -365,12 +368,13 @@ def _state_of_message(message: str) -> str:
     return head if ":" in message and _IDENTIFIER.fullmatch(head) else "raised"
 
 
-def command_target(argv: list[str], *, level: str = "events", summary: str = "") -> Target:
+def command_target(argv: list[str], *, level: str = "events", summary: str = "",
+                   handshake_seconds: float = HANDSHAKE_SECONDS) -> Target:
     """Start ``argv`` and make it a target as its handshake describes it; :class:`CommandError` if it cannot.
 
     ``level`` is the level of a program whose handshake names none.
     """
-    child = Child(argv, level=level)
+    child = Child(argv, level=level, handshake_seconds=handshake_seconds)
     hello = child.start()
     return Target(name=hello["name"], fn=child, level=hello["level"], reports=frozenset(hello["claims"]),
                   dialects=tuple(hello["dialects"]), version=hello["version"],

@@ -21,7 +21,8 @@ from toolfuzz.errors import UsageError
 __all__ = ["main", "COMMANDS"]
 
 #: Subcommands in the order ``toolfuzz --help`` lists them, each a module with ``register(subparsers)``.
-COMMANDS = ("run", "replay", "corpus", "export", "generate", "profiles", "targets", "env", "bisect", "assemble", "show", "serve")
+COMMANDS = ("run", "replay", "corpus", "export", "generate", "profiles", "targets", "env", "bisect", "verify", "assemble",
+            "show", "serve")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

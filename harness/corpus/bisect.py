@@ -17,9 +17,12 @@ evenly between them (``samples``); then every pair of neighbours among the
 probed whose verdicts differ is bisected down to the release where the verdict
 changes: about ``samples + 2 + log2(n)`` probes for n releases and one change,
 more where there are more changes.  A release that gives ``error`` is stepped
-over: the search goes on among the others.  Every release probed is reported
-with its verdict; "introduced" is the first change to ``fails``, "fixed" the
-first change to ``passes``, so a bug that came in 1.2 and left in 1.5 has both.
+over: the search goes on among the others.  The oldest releases often cannot
+load the target at all (the API an adapter needs came later): the first that
+loads is then found by halving too, in about ``log2(n)`` probes.  Every
+release probed is reported with its verdict; "introduced" is the first change
+to ``fails``, "fixed" the first change to ``passes``, so a bug that came in
+1.2 and left in 1.5 has both.
 """
 
 from __future__ import annotations
@@ -32,13 +35,15 @@ from toolfuzz.errors import UsageError
 from toolfuzz.judge import environments
 from toolfuzz.corpus.replay import judged
 from toolfuzz.targets.adapters import distributions_for
-from toolfuzz.targets.command import CommandError, command_target
+from toolfuzz.targets.command import ENVIRONMENT_HANDSHAKE_SECONDS, CommandError, command_target
 from toolfuzz.vocabulary import Case
 
 __all__ = ["Range", "bisect", "probe_in_environment", "describe", "SAMPLES"]
 
 #: Releases probed evenly between the two ends before bisecting, so that a bug that came and went shows.
 SAMPLES = 2
+#: The newest releases tried, newest first, for one that loads before the target is taken not to load at all.
+NEWEST_TRIED = 3
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,8 @@ def probe_in_environment(case: Case, target: str, package: str, timeout: float =
         wanted = [f"{package}=={version}", *others]
         try:
             env = environments.ensure(name, wanted, say)
-            served = command_target([*env.serve, target], summary=f"{target} with {package} {version}")
+            served = command_target([*env.serve, target], summary=f"{target} with {package} {version}",
+                                    handshake_seconds=ENVIRONMENT_HANDSHAKE_SECONDS)
         except (UsageError, CommandError) as e:
             say(f"{package} {version}: error: {e}")
             return "error"
@@ -90,12 +96,23 @@ def bisect(fixture: str, versions: list[str], probe: Callable[[str], str], sampl
             tested[versions[i]] = probe(versions[i])
         return tested[versions[i]]
 
-    # The two ends that load; an end that does not is stepped over.
-    lo, hi = 0, len(versions) - 1
-    while lo <= hi and at(lo) == "error":
-        lo += 1
-    while hi > lo and at(hi) == "error":
+    # The newest end that loads, stepping down past a broken release or two; none of the newest loading means
+    # the target does not load at all, and probing every older release would only say so again.
+    hi = len(versions) - 1
+    while at(hi) == "error":
+        if hi == 0 or hi <= len(versions) - NEWEST_TRIED:
+            return Range(fixture, None, None, {v: tested[v] for v in versions if v in tested})
         hi -= 1
+    # The oldest end that loads.  Releases an adapter cannot load on are the oldest ones, in a run (the API it
+    # needs came later), so the first that loads is found by halving between the oldest and the newest, not by
+    # stepping up one release at a time.
+    lo = 0
+    if at(lo) == "error":
+        bad, good = 0, hi
+        while good - bad > 1:
+            mid = (bad + good) // 2
+            bad, good = (mid, good) if at(mid) == "error" else (bad, mid)
+        lo = good
     for k in range(1, samples + 1):
         if hi - lo > 1:
             at(lo + round(k * (hi - lo) / (samples + 1)))

@@ -33,9 +33,9 @@ from toolfuzz.judge.compare import KINDS, Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.findings import path_for
-from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, version_key, write_atomic
+from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, write_atomic
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
-from toolfuzz.vocabulary import Case
+from toolfuzz.vocabulary import Case, version_key
 from toolfuzz.judge.sandbox import Observation, observe
 from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, fixed_in, fixed_text, load_fixtures, replay
 from toolfuzz.engine.events import Finding, signature_of

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolfuzz.vocabulary import DIALECTS, STATUSES, Call, Case, Limits, Outcome, SSEEvent, StreamError, Tool
+from toolfuzz.vocabulary import DIALECTS, STATUSES, Call, Case, Limits, Outcome, SSEEvent, StreamError, Tool, version_key
 
 __all__ = [
     "FORMAT",
@@ -53,7 +53,6 @@ __all__ = [
     "loads",
     "dumps",
     "write_atomic",
-    "version_key",
     "iter_fixture_paths",
     "outcome_from_json",
 ]
@@ -111,11 +110,6 @@ class Fixture:
         if self.history:
             doc["history"] = self.history
         return doc
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    """A release's numbers, to order releases as they came (``0.9.1`` before ``0.10.0``)."""
-    return tuple(int(n) for n in re.findall(r"\d+", version.split("+")[0]))
 
 
 def history_text(entry: dict[str, Any]) -> str:

@@ -20,7 +20,7 @@ import sys
 import urllib.error
 import urllib.request
 
-from toolfuzz.corpus.fixtures import version_key
+from toolfuzz.vocabulary import version_key
 from toolfuzz.errors import UsageError
 
 __all__ = ["releases", "choose", "upload_dates", "DEFAULT_YEARS", "FALLBACK_RELEASES"]

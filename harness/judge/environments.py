@@ -31,7 +31,7 @@ from toolfuzz import __version__
 from toolfuzz.errors import UsageError
 
 __all__ = ["Environment", "root", "add", "ensure", "remove", "listed", "find", "split_spec", "RECIPES",
-           "requirements_for"]
+           "requirements_for", "source_folder"]
 
 #: Environments a name alone makes: what cannot be a plain extra of toolfuzz's own environment.
 RECIPES: dict[str, tuple[str, ...]] = {
@@ -113,6 +113,12 @@ def _toolfuzz_source() -> str:
     return f"toolfuzz=={__version__}"
 
 
+def source_folder() -> Path | None:
+    """The source folder this toolfuzz runs from (a checkout, or an editable install), or None for a release."""
+    source = _toolfuzz_source()
+    return Path(source) if Path(source).is_dir() else None
+
+
 def requirements_for(name: str, given: list[str]) -> list[str]:
     """``given``, or with none given the recipe of that name; a name with neither makes toolfuzz alone."""
     return list(given) if given else list(RECIPES.get(name, ()))
@@ -142,7 +148,8 @@ def add(name: str, requirements: list[str], say: Callable[[str], None] = lambda 
         done = subprocess.run(argv, capture_output=True, text=True)
         if done.returncode != 0:
             shutil.rmtree(folder, ignore_errors=True)
-            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+            said = [x for x in (done.stderr or done.stdout).strip().splitlines() if not x.startswith("WARNING:")]
+            tail = said[-3:]
             raise UsageError(f"environment {name!r}: {' '.join(argv[:3])} ... failed: {' / '.join(tail)[:500]}")
     env = Environment(name, folder, tuple(requirements), " ".join(toolfuzz))
     record = {"name": name, "requirements": list(requirements), "toolfuzz": env.toolfuzz}

@@ -15,13 +15,20 @@ would spend the per-case time limit on loading the library.
 from __future__ import annotations
 
 import importlib
+import json
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Iterable
+from pathlib import Path
+from typing import Any, Iterable
 
 from toolfuzz.targets.base import Target
+from toolfuzz.vocabulary import version_key
 
-__all__ = ["Adapter", "KNOWN", "installed", "status", "verified", "unavailable", "distributions_for"]
+__all__ = ["Adapter", "KNOWN", "installed", "status", "verified", "verified_text", "unavailable", "distributions_for",
+           "VERIFIED"]
+
+#: Which releases of each library its adapters' tests passed on: ``toolfuzz verify --write`` keeps it.
+VERIFIED = Path(__file__).with_name("verified.json")
 
 
 @dataclass(frozen=True)
@@ -33,8 +40,9 @@ class Adapter:
     extra: str
     #: The target names the module defines, for listing them when it cannot be imported.
     names: tuple[str, ...]
-    #: The library releases the adapter's tests were run and passed on ("" when not recorded).
-    verified: str = ""
+    #: The oldest release of the first distribution the adapter supports, and why none before ("" for every one).
+    since: str = ""
+    why: str = ""
 
 
 KNOWN: tuple[Adapter, ...] = (
@@ -46,46 +54,45 @@ KNOWN: tuple[Adapter, ...] = (
     Adapter("toolfuzz.targets.adapters.httpx_sse", ("httpx-sse", "httpx"), "sse", ("httpx-sse",)),
     Adapter("toolfuzz.targets.adapters.sseclient_py", ("sseclient-py",), "sse", ("sseclient-py",)),
     Adapter("toolfuzz.targets.adapters.anthropic_messages", ("anthropic",), "anthropic",
-            ("anthropic-accumulator", "anthropic-client"), verified="anthropic 2.16.0"),
+            ("anthropic-accumulator", "anthropic-client")),
     Adapter("toolfuzz.targets.adapters.openai_responses", ("openai",), "openai",
-            ("openai-responses-state", "openai-responses-client"), verified="openai 3.57.0"),
+            ("openai-responses-state", "openai-responses-client"),
+            since="1.66.0", why="the Responses API and its stream state came in openai 1.66.0"),
     Adapter("toolfuzz.targets.adapters.langchain_anthropic", ("langchain-anthropic", "anthropic"),
-            "langchain-anthropic", ("langchain-anthropic", "langchain-anthropic-client"),
-            verified="langchain-anthropic 1.7.10, anthropic 2.16.0"),
+            "langchain-anthropic", ("langchain-anthropic", "langchain-anthropic-client")),
     Adapter("toolfuzz.targets.adapters.litellm", ("litellm", "openai"), "litellm",
-            ("litellm-builder", "litellm-client"), verified="litellm 1.75.0 - 1.110.2"),
+            ("litellm-builder", "litellm-client")),
     Adapter("toolfuzz.targets.adapters.pydantic_ai", ("pydantic-ai-slim", "openai"), "pydantic-ai",
-            ("pydantic-ai-parts", "pydantic-ai-openai"), verified="pydantic-ai-slim 1.0.0 - 2.68.0"),
+            ("pydantic-ai-parts", "pydantic-ai-openai"),
+            since="1.0.0", why="written for pydantic-ai's 1.0 API; the 0.x parts manager and models differ"),
     Adapter("toolfuzz.targets.adapters.llama_index", ("llama-index-llms-openai", "openai"), "llama-index",
-            ("llama-index",), verified="llama-index-llms-openai 0.4.0 - 0.8.3"),
-    Adapter("toolfuzz.targets.adapters.haystack", ("haystack-ai", "openai"), "haystack", ("haystack",),
-            verified="haystack-ai 2.12.0 - 3.4.1"),
+            ("llama-index",)),
+    Adapter("toolfuzz.targets.adapters.haystack", ("haystack-ai", "httpx", "openai"), "haystack", ("haystack",)),
     Adapter("toolfuzz.targets.adapters.openai_agents", ("openai-agents", "openai"), "openai-agents", ("openai-agents",),
-            verified="openai-agents 0.2.1 - 0.24.0"),
+            since="0.0.12", why="ChatCmplStreamHandler, the assembler it feeds, came in openai-agents 0.0.12"),
     Adapter("toolfuzz.targets.adapters.smolagents", ("smolagents", "openai"), "smolagents", ("smolagents-agglomerate",),
-            verified="smolagents 1.20.0 - 1.26.0"),
+            since="1.19.0", why="agglomerate_stream_deltas, the assembler it judges, came in smolagents 1.19.0"),
     Adapter("toolfuzz.targets.adapters.langchain_openai", ("langchain-openai", "langchain-core", "openai"),
-            "langchain-openai", ("langchain-openai",), verified="langchain-openai 0.3.20 - 1.8.1"),
+            "langchain-openai", ("langchain-openai",)),
     Adapter("toolfuzz.targets.adapters.pydantic_ai_anthropic", ("pydantic-ai-slim", "anthropic", "openai"),
-            "pydantic-ai,anthropic", ("pydantic-ai-anthropic",), verified="pydantic-ai-slim 2.68.0, anthropic 2.16.0"),
+            "pydantic-ai,anthropic", ("pydantic-ai-anthropic",),
+            since="1.0.0", why="written for pydantic-ai's 1.0 API; the 0.x parts manager and models differ"),
     Adapter("toolfuzz.targets.adapters.litellm_anthropic", ("litellm", "httpx", "openai"), "litellm",
-            ("litellm-anthropic", "litellm-anthropic-client"), verified="litellm 1.110.2"),
+            ("litellm-anthropic", "litellm-anthropic-client")),
     # Partial JSON parsers (level partial): a value shown for each prefix of a call's arguments.
     Adapter("toolfuzz.targets.adapters.jiter_partial", ("jiter",), "partial",
-            ("jiter-partial", "jiter-trailing-strings"), verified="jiter 0.19.0"),
+            ("jiter-partial", "jiter-trailing-strings")),
     Adapter("toolfuzz.targets.adapters.pydantic_core_partial", ("pydantic-core",), "partial",
-            ("pydantic-core-partial", "pydantic-core-trailing-strings"), verified="pydantic-core 2.50.5"),
+            ("pydantic-core-partial", "pydantic-core-trailing-strings")),
     Adapter("toolfuzz.targets.adapters.partial_json_parser", ("partial-json-parser",), "partial",
-            ("partial-json-parser", "partial-json-parser-no-str"), verified="partial-json-parser 0.2.1.1.post7"),
+            ("partial-json-parser", "partial-json-parser-no-str")),
     Adapter("toolfuzz.targets.adapters.json_repair", ("json-repair",), "partial",
-            ("json-repair", "json-repair-stream-stable"), verified="json-repair 0.64.6"),
+            ("json-repair", "json-repair-stream-stable")),
     Adapter("toolfuzz.targets.adapters.langchain_core_partial", ("langchain-core",), "partial",
-            ("langchain-core-partial", "langchain-core-chunk-args"), verified="langchain-core 1.8.3"),
+            ("langchain-core-partial", "langchain-core-chunk-args")),
     # The provisional values SDKs hand out while a call streams, judged by the same partial contract.
-    Adapter("toolfuzz.targets.adapters.openai_partial", ("openai",), "openai", ("openai-parsed-arguments",),
-            verified="openai 3.57.0"),
-    Adapter("toolfuzz.targets.adapters.anthropic_partial", ("anthropic",), "anthropic", ("anthropic-input-snapshot",),
-            verified="anthropic 2.16.0"),
+    Adapter("toolfuzz.targets.adapters.openai_partial", ("openai",), "openai", ("openai-parsed-arguments",)),
+    Adapter("toolfuzz.targets.adapters.anthropic_partial", ("anthropic",), "anthropic", ("anthropic-input-snapshot",)),
 )
 
 
@@ -103,8 +110,11 @@ def _load(adapter: Adapter) -> tuple[tuple[Target, ...], str]:
     """The adapter's targets and ``""``, or no targets and why not (cached: imports are slow)."""
     if adapter.module not in _cache:
         missing = [d for d in adapter.distributions if _version(d) is None]
+        installed = _version(adapter.distributions[0])
         if missing:
             result: tuple[tuple[Target, ...], str] = ((), f"not installed (pip install 'toolfuzz[{adapter.extra}]')")
+        elif adapter.since and installed and version_key(installed) < version_key(adapter.since):
+            result = ((), f"needs {adapter.distributions[0]} {adapter.since} or later, not {installed}: {adapter.why}")
         else:
             try:
                 result = (tuple(importlib.import_module(adapter.module).TARGETS), "")
@@ -140,8 +150,29 @@ def distributions_for(name: str) -> tuple[str, ...]:
 
 
 def verified() -> dict[str, str]:
-    """Target name -> the library releases its adapter is verified on, for every known adapter target."""
-    return {name: adapter.verified for adapter in KNOWN for name in adapter.names}
+    """Target name -> the releases of its library its adapter's tests passed on ("" where none were tried)."""
+    try:
+        doc = json.loads(VERIFIED.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        doc = {}
+    found = {}
+    for adapter in KNOWN:
+        library = adapter.distributions[0]
+        parts = [verified_text(doc[library], library)] if isinstance(doc.get(library), dict) else []
+        parts += [f"this adapter: {adapter.since} and later"] * bool(adapter.since)
+        found.update(dict.fromkeys(adapter.names, "; ".join(parts)))
+    return found
+
+
+def verified_text(entry: dict[str, Any], library: str = "") -> str:
+    """One library's verdicts for a person: ``openai 1.56.1, 2.8.0, 3.57.0`` and what failed or did not load."""
+    releases = entry.get("releases", {})
+    said = {outcome: [v for v, r in releases.items() if isinstance(r, dict) and r.get("outcome") == outcome]
+            for outcome in ("passes", "fails", "error")}
+    text = ", ".join(said["passes"]) or "no release"
+    rest = [f"fails on {', '.join(said['fails'])}"] * bool(said["fails"]) \
+        + [f"{', '.join(said['error'])}: did not run"] * bool(said["error"])
+    return f"{library} {text}".strip() + (f" ({'; '.join(rest)})" if rest else "")
 
 
 def status() -> list[tuple[str, str, str]]:

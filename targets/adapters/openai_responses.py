@@ -33,7 +33,7 @@ from typing import Any
 
 import openai
 from openai._models import construct_type
-from openai._types import omit
+from openai import _types
 from openai.lib.streaming.responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
 
@@ -54,11 +54,15 @@ def calls_of(items: Any, complete: bool) -> list[dict[str, Any]]:
             if getattr(item, "type", None) == "function_call"]
 
 
+#: "Not given": openai 3 calls it ``omit``, the releases before ``NOT_GIVEN``.
+_OMIT = getattr(_types, "omit", None) or _types.NOT_GIVEN
+
+
 # -- events: the accumulator alone ------------------------------------------
 
 def assemble_with_state(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """ResponseStreamState fed each event; the completed response's calls, or the accumulated items."""
-    state: ResponseStreamState[Any] = ResponseStreamState(input_tools=omit, text_format=omit)
+    state: ResponseStreamState[Any] = ResponseStreamState(input_tools=_OMIT, text_format=_OMIT)
     for data in events:
         if isinstance(data, dict) and data.get("error"):
             break

@@ -131,3 +131,22 @@ def test_a_release_is_probed_beside_what_else_the_target_s_adapter_needs(monkeyp
     # httpx-sse's adapter reads through an httpx response: httpx goes in too, at whatever release fits.
     assert asked == [("bisect-httpx-sse-0.4.0", ["httpx-sse==0.4.0", "httpx"])]
     assert said == ["httpx-sse 0.4.0: error: not made in this test"]
+
+
+def test_the_first_release_that_loads_is_found_by_halving_past_a_run_of_old_ones_that_do_not():
+    versions = [f"0.{i}" for i in range(100)] + [f"1.{i}" for i in range(20)]
+    verdicts = {v: "error" if v.startswith("0.") else "passes" if int(v[2:]) < 12 else "fails" for v in versions}
+    asked: list[str] = []
+    found = bisect("f.json", versions, by(verdicts, asked))
+    assert (found.introduced, found.fixed) == ("1.12", None)
+    # 1.0 is the first that loads; stepping up from 0.0 would have probed a hundred releases.
+    assert "1.0" in found.tested and found.tested["0.99"] == "error"
+    assert len(asked) == len(set(asked)) <= 20, asked
+
+
+def test_a_target_that_loads_on_none_of_the_newest_releases_is_not_tried_on_every_older_one():
+    versions = [f"1.{i}" for i in range(50)]
+    asked: list[str] = []
+    found = bisect("f.json", versions, by(dict.fromkeys(versions, "error"), asked))
+    assert asked == ["1.49", "1.48", "1.47"]
+    assert (found.introduced, found.fixed) == (None, None) and describe(found).startswith("f.json: no release loaded")

@@ -64,3 +64,20 @@ def test_a_built_in_target_whose_library_is_missing_or_broken_says_why(monkeypat
                                          r"\(pip install 'toolfuzz\[absent\]'\)$"):
         resolve("absent-one")
     assert adapters.unavailable("reference") is None and adapters.unavailable("nonsense") is None
+
+
+def test_a_built_in_target_on_a_release_older_than_its_adapter_supports_says_which_and_why(monkeypatch):
+    from importlib import metadata
+
+    from toolfuzz.targets import adapters
+    from toolfuzz.vocabulary import version_key
+
+    installed = metadata.version("hypothesis")
+    newer = ".".join(str(n + 1) for n in version_key(installed))
+    # The module is never imported: an import there could fail in a way that says nothing of the release.
+    old = adapters.Adapter("toolfuzz.targets.adapters.no_such_adapter_too_old", ("hypothesis",), "x", ("too-old-one",),
+                           since=newer, why="what it reads came in that release")
+    monkeypatch.setattr(adapters, "KNOWN", (*adapters.KNOWN, old))
+    assert adapters.unavailable("too-old-one") == (f"needs hypothesis {newer} or later, not {installed}: "
+                                                   "what it reads came in that release")
+    assert adapters.verified()["too-old-one"] == f"this adapter: {newer} and later"

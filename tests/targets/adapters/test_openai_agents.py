@@ -6,9 +6,11 @@ from importlib import metadata
 
 import pytest
 
-from tests.adapter_checks import require
+from tests.adapter_checks import require, require_adapter
 
 require("agents")
+# ChatCmplStreamHandler came in openai-agents 0.0.12: toolfuzz verify runs this module on releases before it too.
+require_adapter("openai-agents")
 
 from toolfuzz.targets.adapters.openai_agents import TARGETS  # noqa: E402
 from tests.adapter_checks import SEEDS, TWO_CALLS, assert_registered, calls, case_of, kinds, seed  # noqa: E402

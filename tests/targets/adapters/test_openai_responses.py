@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from tests.adapter_checks import require
+from tests.adapter_checks import require, require_adapter
 
 require("openai")
 require("httpx2")
+# The Responses API came in openai 1.66.0: toolfuzz verify runs this module on releases before it too.
+require_adapter("openai-responses-state")
 
 from toolfuzz.judge.compare import compare  # noqa: E402
 from toolfuzz.corpus.fixtures import load  # noqa: E402

@@ -3,10 +3,13 @@ provisional values the openai, anthropic and langchain SDKs hand out while a cal
 
 The libraries are the ``partial`` extra (``pip install -e ".[partial]"``); without them this module is
 skipped (under CI it fails).  What each breaks here is what it was recorded breaking at the version
-constraints/ci.txt pins; every one gives the complete text's value exactly.
+constraints/ci.txt pins, and before the release that fixed it where a bug was fixed; every one gives the
+complete text's value exactly.
 """
 
 from __future__ import annotations
+
+from importlib import metadata
 
 import pytest
 
@@ -18,7 +21,12 @@ for _module in ("jiter", "pydantic_core", "partial_json_parser", "json_repair", 
 from toolfuzz.judge.compare import compare  # noqa: E402
 from toolfuzz.judge.sandbox import observe  # noqa: E402
 from toolfuzz.targets.registry import builtin_targets  # noqa: E402
-from toolfuzz.vocabulary import COMPLETE, Call, Case, Outcome  # noqa: E402
+from toolfuzz.vocabulary import COMPLETE, Call, Case, Outcome, version_key  # noqa: E402
+
+
+def _before(distribution: str, release: str) -> bool:
+    return version_key(metadata.version(distribution)) < version_key(release)
+
 
 TEXTS = {
     "number": '{"n": 12, "f": -1.5e3}',
@@ -51,6 +59,13 @@ BREAKS = {
     "anthropic-input-snapshot": EARLY_NUMBERS,
     "langchain-core-chunk-args": {**EARLY_NUMBERS, "escape": ["string_not_prefix", "value_taken_back"]},
 }
+# Fixed since (findings/jiter/, findings/pydantic-core/, toolfuzz bisect): a string cut right after a backslash
+# lost its member, which came back once the escape was whole. On the releases before, the test states that.
+_TAKEN_BACK = {**EARLY_NUMBERS, "escape": ["value_taken_back"]}
+if _before("jiter", "0.11.0"):
+    BREAKS["jiter-trailing-strings"] = _TAKEN_BACK
+if _before("pydantic-core", "2.40.0"):
+    BREAKS["pydantic-core-trailing-strings"] = _TAKEN_BACK
 BUILDS_ON = {"openai-parsed-arguments": "jiter-partial", "anthropic-input-snapshot": "jiter-partial",
              "langchain-core-chunk-args": "langchain-core-partial"}
 TARGETS = builtin_targets(BREAKS)

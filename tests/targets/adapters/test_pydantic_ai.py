@@ -7,9 +7,11 @@ from importlib import metadata
 
 import pytest
 
-from tests.adapter_checks import require
+from tests.adapter_checks import require, require_adapter
 
 require("pydantic_ai")
+# Written for pydantic-ai's 1.0 API: toolfuzz verify runs this module on 0.x releases too.
+require_adapter("pydantic-ai-parts")
 
 from pydantic_ai.messages import ModelResponse  # noqa: E402
 

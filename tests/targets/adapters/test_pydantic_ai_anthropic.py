@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.adapter_checks import require
+from tests.adapter_checks import require, require_adapter
 
 require("pydantic_ai")
+# Written for pydantic-ai's 1.0 API: toolfuzz verify runs this module on 0.x releases too.
+require_adapter("pydantic-ai-anthropic")
 require("anthropic")
 
 from toolfuzz.corpus.fixtures import load  # noqa: E402

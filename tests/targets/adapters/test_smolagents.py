@@ -6,9 +6,11 @@ from importlib import metadata
 
 import pytest
 
-from tests.adapter_checks import require
+from tests.adapter_checks import require, require_adapter
 
 require("smolagents")
+# agglomerate_stream_deltas came in smolagents 1.19.0: toolfuzz verify runs this module on releases before it too.
+require_adapter("smolagents-agglomerate")
 
 from toolfuzz.targets.adapters.smolagents import TARGETS  # noqa: E402
 from tests.adapter_checks import SEEDS, TWO_CALLS, assert_registered, calls, case_of, kinds, run, seed  # noqa: E402
