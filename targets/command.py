@@ -47,7 +47,7 @@ from toolfuzz.vocabulary import DIALECTS
 from toolfuzz.targets.base import ALL_CLAIMS, BadReturn, LEVELS, PLAIN_CLAIMS, Target
 
 __all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
-           "command_target", "HANDSHAKE_SECONDS", "ENVIRONMENT_HANDSHAKE_SECONDS"]
+           "command_target", "HANDSHAKE_SECONDS"]
 
 PROTOCOL = "toolfuzz-subprocess/1"
 #: Longest answer line read back; a longer one is a bad return, and the child is restarted.
@@ -56,9 +56,6 @@ MAX_ANSWER_BYTES = 16 * 1024 * 1024
 MAX_HANDSHAKE_BYTES = 64 * 1024
 #: How long a starting program has to write its handshake.
 HANDSHAKE_SECONDS = 10.0
-#: For a built-in target served from an environment of its own: it imports its library before it says hello, and
-#: the first time in a new environment Python compiles all of it (litellm: tens of seconds on a loaded machine).
-ENVIRONMENT_HANDSHAKE_SECONDS = 180.0
 #: How long to wait for an answer when no harness time limit is running (off the main thread).
 FALLBACK_SECONDS = 60.0
 _STDERR_TAIL = 600

@@ -27,7 +27,6 @@ to ``fails``, "fixed" the first change to ``passes``, so a bug that came in
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -35,7 +34,7 @@ from toolfuzz.errors import UsageError
 from toolfuzz.judge import environments
 from toolfuzz.corpus.replay import judged
 from toolfuzz.targets.adapters import distributions_for
-from toolfuzz.targets.command import ENVIRONMENT_HANDSHAKE_SECONDS, CommandError, command_target
+from toolfuzz.targets.command import CommandError
 from toolfuzz.vocabulary import Case
 
 __all__ = ["Range", "bisect", "probe_in_environment", "describe", "SAMPLES"]
@@ -66,12 +65,10 @@ def probe_in_environment(case: Case, target: str, package: str, timeout: float =
     others = [d for d in distributions_for(target.partition("@")[0]) if d.lower() != package.lower()]
 
     def probe(version: str) -> str:
-        name = re.sub(r"[^A-Za-z0-9._-]", "-", f"bisect-{package}-{version}")[:64]
         wanted = [f"{package}=={version}", *others]
         try:
-            env = environments.ensure(name, wanted, say)
-            served = command_target([*env.serve, target], summary=f"{target} with {package} {version}",
-                                    handshake_seconds=ENVIRONMENT_HANDSHAKE_SECONDS)
+            env = environments.ensure(environments.name_for("bisect", package, version), wanted, say)
+            served = env.served(target, summary=f"{target} with {package} {version}")
         except (UsageError, CommandError) as e:
             say(f"{package} {version}: error: {e}")
             return "error"

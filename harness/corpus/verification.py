@@ -62,8 +62,7 @@ _TEST_REQUIREMENTS = ("pytest>=8", "pytest-timeout>=2.3")
 class Library:
     #: The distribution whose releases are tried.
     distribution: str
-    #: The adapter modules built on it, and the targets they define.
-    modules: tuple[str, ...]
+    #: The targets its adapters define.
     targets: tuple[str, ...]
     #: Installed beside it (at CI's releases where they fit): the adapters' other libraries and what their test
     #: modules import.
@@ -95,7 +94,6 @@ def libraries(source: Path) -> list[Library]:
         grouped.setdefault(adapter.distributions[0], []).append(adapter)
     found = []
     for distribution, group in grouped.items():
-        modules = tuple(a.module for a in group)
         tests = [p for p, text in texts.items() if any(_covers(text, a) for a in group)]
         # A test module may check other adapters beside these (the partial parsers are tested side by side):
         # their libraries go in too, so that its tests of this one do not skip.
@@ -103,7 +101,7 @@ def libraries(source: Path) -> list[Library]:
         beside |= {d for a in group for d in a.distributions}
         beside.discard(distribution)
         since = min((a.since for a in group), key=version_key) if all(a.since for a in group) else ""
-        found.append(Library(distribution, modules, tuple(n for a in group for n in a.names),
+        found.append(Library(distribution, tuple(n for a in group for n in a.names),
                              tuple(sorted(beside)), tuple(str(p.relative_to(source)) for p in tests), since))
     return found
 
@@ -135,16 +133,16 @@ def verdict_of_report(version: str, report: Path) -> Verdict:
         return Verdict(version, "error", f"pytest wrote no report ({type(e).__name__})")
     passed, skipped, failed, reasons, unimported = 0, 0, [], [], []
     for case in root.iter("testcase"):
-        bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+        failure, error, skip = case.find("failure"), case.find("error"), case.find("skipped")
+        bad = failure if failure is not None else error
         if bad is not None and bad.get("message") == "collection failure":
             # A test module that does not import there: the release lacks what the adapter imports.
             said = [x[1:].strip() for x in (bad.text or "").splitlines() if x.startswith("E ")]
             unimported.append(f"{case.get('name', '?')} does not import ({said[-1] if said else '?'})")
         elif bad is not None:
             failed.append(case.get("name", "?"))
-        elif case.find("skipped") is not None:
+        elif skip is not None:
             skipped += 1
-            skip = case.find("skipped")
             said = skip.get("message", "")
             # A module skipped whole says only "collection skipped"; why is in the text, as
             # ('path', line, "Skipped: reason").
@@ -167,7 +165,7 @@ def verdict_of_report(version: str, report: Path) -> Verdict:
 
 def verify(library: Library, version: str, source: Path, say: Callable[[str], None] = lambda text: None) -> Verdict:
     """Run ``library``'s adapter tests with ``version`` of it installed, in an environment of its own."""
-    name = re.sub(r"[^A-Za-z0-9._-]", "-", f"verify-{library.distribution}-{version}")[:64]
+    name = environments.name_for("verify", library.distribution, version)
     pins = _pins(source, library.distribution)
     # The other libraries at the releases CI tests them on: the newest of each would test their newest
     # combination as well, and a failure would not say whose it is.
@@ -183,7 +181,6 @@ def verify(library: Library, version: str, source: Path, say: Callable[[str], No
             return Verdict(version, "error", f"does not install: {e}"[:300])
     # The strict mode CI runs under would fail what this release lacks; here that skips and shows in the count.
     child_env = {k: v for k, v in os.environ.items() if k not in ("CI", "TOOLFUZZ_LLAMA_PYTHON", "PYTHONPATH")}
-    child_env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp, "report.xml")
         subprocess.run([str(env.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",

@@ -34,7 +34,7 @@ from toolfuzz.vocabulary import DIALECTS
 from toolfuzz.targets.base import LEVELS, PARTIAL_CLAIMS, PLAIN_CLAIMS, Target
 from toolfuzz.judge import environments
 from toolfuzz.targets import adapters
-from toolfuzz.targets.command import ENVIRONMENT_HANDSHAKE_SECONDS, CommandError, command_target
+from toolfuzz.targets.command import CommandError, command_target
 from toolfuzz.targets.registry import builtin_targets
 from toolfuzz.targets.selftest import SELFTEST
 
@@ -110,8 +110,7 @@ def _in_environment(spec: str, name: str, where: str, level: str) -> Target:
     """The built-in target ``name`` served from the environment ``where``, named ``name@where``."""
     env = environments.find(where)
     try:
-        served = command_target([*env.serve, name], level=level, summary=f"{name} in the environment {where}",
-                                handshake_seconds=ENVIRONMENT_HANDSHAKE_SECONDS)
+        served = env.served(name, level=level, summary=f"{name} in the environment {where}")
     except CommandError as e:
         raise UsageError(f"--target {spec}: {e}") from None
     return replace(served, name=spec)

@@ -29,9 +29,11 @@ from typing import Callable
 
 from toolfuzz import __version__
 from toolfuzz.errors import UsageError
+from toolfuzz.targets.base import Target
+from toolfuzz.targets.command import command_target
 
 __all__ = ["Environment", "root", "add", "ensure", "remove", "listed", "find", "split_spec", "RECIPES",
-           "requirements_for", "source_folder"]
+           "requirements_for", "source_folder", "name_for", "HANDSHAKE_SECONDS"]
 
 #: Environments a name alone makes: what cannot be a plain extra of toolfuzz's own environment.
 RECIPES: dict[str, tuple[str, ...]] = {
@@ -40,6 +42,9 @@ RECIPES: dict[str, tuple[str, ...]] = {
 }
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: How long a served target may take to say hello: it imports its library first, and the first time in a new
+#: environment Python compiles all of it (litellm: tens of seconds on a loaded machine).
+HANDSHAKE_SECONDS = 180.0
 _RECORD = "toolfuzz-env.json"
 
 
@@ -58,6 +63,17 @@ class Environment:
     def serve(self) -> list[str]:
         """The command that serves a built-in target of this environment over the subprocess protocol."""
         return [str(self.python), "-m", "toolfuzz", "serve"]
+
+    def served(self, target: str, level: str = "events", summary: str = "") -> Target:
+        """The built-in ``target`` served from here (:class:`~toolfuzz.targets.command.CommandError` if it cannot
+        start)."""
+        return command_target([*self.serve, target], level=level, summary=summary,
+                              handshake_seconds=HANDSHAKE_SECONDS)
+
+
+def name_for(purpose: str, package: str, version: str) -> str:
+    """The cached environment a bisection or a verification makes for one release: ``bisect-openai-3.57.0``."""
+    return re.sub(r"[^A-Za-z0-9._-]", "-", f"{purpose}-{package}-{version}")[:64]
 
 
 def root() -> Path:

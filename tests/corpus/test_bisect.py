@@ -114,22 +114,14 @@ def test_a_fixture_that_cannot_be_read_or_a_package_with_no_releases_is_one_line
     assert err.count("\n") == 1
 
 
-def test_a_release_is_probed_beside_what_else_the_target_s_adapter_needs(monkeypatch):
+def test_a_release_is_probed_beside_what_else_the_target_s_adapter_needs(environments_asked):
     from toolfuzz.corpus import bisect as bisection
-    from toolfuzz.errors import UsageError
 
-    asked = []
-
-    def ensure(name, requirements, say):
-        asked.append((name, requirements))
-        raise UsageError("not made in this test")
-
-    monkeypatch.setattr(bisection.environments, "ensure", ensure)
     said: list[str] = []
     probe = bisection.probe_in_environment(load(INTERLEAVED).case, "httpx-sse", "httpx-sse", say=said.append)
     assert probe("0.4.0") == "error"
     # httpx-sse's adapter reads through an httpx response: httpx goes in too, at whatever release fits.
-    assert asked == [("bisect-httpx-sse-0.4.0", ["httpx-sse==0.4.0", "httpx"])]
+    assert environments_asked == [("bisect-httpx-sse-0.4.0", ["httpx-sse==0.4.0", "httpx"])]
     assert said == ["httpx-sse 0.4.0: error: not made in this test"]
 
 

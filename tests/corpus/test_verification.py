@@ -127,30 +127,27 @@ def test_an_adapter_s_tests_run_where_a_real_release_is_installed(tmp_path, monk
     assert said[-1] == f"sseclient-py 1.9.0: passes: {found.detail}"
     assert [p.name for p in (tmp_path / "envs").iterdir()] == ["verify-sseclient-py-1.9.0"]
     # A release that does not install is said so, and nothing is left behind.
-    missing = Library("toolfuzz-no-such-package-zz", (), (), (), lib.tests)
+    missing = Library("toolfuzz-no-such-package-zz", (), (), lib.tests)
     gone = verify(missing, "1.0", ROOT)
     assert gone.outcome == "error" and gone.detail.startswith("does not install: environment "), gone
     assert [p.name for p in (tmp_path / "envs").iterdir()] == ["verify-sseclient-py-1.9.0"]
 
 
-def test_the_other_libraries_go_in_at_the_releases_ci_pins_beside_the_one_tried(monkeypatch):
-    from toolfuzz.corpus import verification
+def _pinned(constraints: str) -> dict[str, str]:
+    """``name==version`` of each release a constraints file pins, by name."""
+    lines = (ROOT / "constraints" / constraints).read_text().splitlines()
+    return {line.partition("==")[0]: line.strip() for line in lines}
 
-    asked = []
 
-    def ensure(name, requirements, say):
-        asked.append((name, requirements))
-        raise UsageError("not made in this test")
-
-    monkeypatch.setattr(verification.environments, "ensure", ensure)
+def test_the_other_libraries_go_in_at_the_releases_ci_pins_beside_the_one_tried(environments_asked):
+    asked = environments_asked
     found = {lib.distribution: lib for lib in libraries(ROOT)}
     assert verify(found["httpx-sse"], "0.4.0", ROOT).detail == "does not install: not made in this test"
-    pinned = {line.partition("==")[0]: line.strip() for line in (ROOT / "constraints" / "ci.txt").read_text().splitlines()}
+    pinned = _pinned("ci.txt")
     # At CI's releases first; where those do not install beside the release tried, at the ones pip picks.
     assert asked == [("verify-httpx-sse-0.4.0", ["httpx-sse==0.4.0", pinned["httpx"], "pytest>=8", "pytest-timeout>=2.3"]),
                      ("verify-httpx-sse-0.4.0", ["httpx-sse==0.4.0", "httpx", "pytest>=8", "pytest-timeout>=2.3"])]
     # llama-index-llms-openai is pinned in a file of its own, beside an openai<3.
     verify(found["llama-index-llms-openai"], "0.4.0", ROOT)
-    llama = {line.partition("==")[0]: line.strip()
-             for line in (ROOT / "constraints" / "llama-index.txt").read_text().splitlines()}
+    llama = _pinned("llama-index.txt")
     assert llama["openai"] in asked[-2][1] and llama["openai"].startswith("openai==2.")
