@@ -1,15 +1,35 @@
-"""Cutting the wire into network reads: anywhere, and where decoders break."""
+"""Cutting the wire into network reads: anywhere, and where decoders break.
+
+A cut is drawn as a byte offset into the wire (or as the n-th place of a kind
+where decoders break), so an edit of the plan that makes the wire shorter
+(a call taken out, a value shortened) moves every later cut to other bytes.
+:func:`moved_cuts` finds where each cut was on the edited wire (the same line,
+the same place in it) and :func:`pinned` writes those offsets back as the
+stage's decisions: the reduction's way of keeping the cuts a bug needs while
+it takes out what it does not.
+"""
 
 from __future__ import annotations
 
+import bisect
+import difflib
 import itertools
 import re
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 
 from toolfuzz.strategies.stage import boolean, integer, named, pick, stage
 
-__all__ = ["read_cuts", "hard_offsets", "read_features", "BYTEWISE_LIMIT"]
+__all__ = ["read_cuts", "hard_offsets", "read_features", "moved_cuts", "pinned", "BYTEWISE_LIMIT", "STAGE"]
+
+#: The name of the stage this module draws in, as a plan's keys hold it.
+STAGE = "read_cuts:0"
+#: The mode that draws each cut as a plain offset, and the one that reads byte by byte (see read_cuts).
+_OFFSETS_MODE, _BYTEWISE_MODE = 3, 9
+_MAX_CUTS = 8
+#: How many lines either side of where a changed line would fall are looked at for its counterpart.
+_NEAR = 8
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
 #: Wires up to this many bytes may be read one byte at a time.
 BYTEWISE_LIMIT = 4096
@@ -66,7 +86,7 @@ def read_cuts(draw: Any, wire: bytes) -> tuple[bytes, ...]:
     cuts = set()
     places = hard_offsets(wire) if mode >= 6 else {}
     kinds = sorted(places)
-    for _ in range(integer(draw, 1, 8)):
+    for _ in range(integer(draw, 1, _MAX_CUTS)):
         # Each cut named on its own, so that a plan's reduction takes one out without moving the others.
         with named(draw, "cut"):
             if kinds and boolean(draw):
@@ -76,10 +96,83 @@ def read_cuts(draw: Any, wire: bytes) -> tuple[bytes, ...]:
                 cut = integer(draw, 0, n - 1)
                 if cut:
                     cuts.add(cut)
-    if mode == 9 and n <= BYTEWISE_LIMIT:
+    if mode == _BYTEWISE_MODE and n <= BYTEWISE_LIMIT:
         # One byte per read.  The cuts above were drawn all the same, so that
         # shrinking mode 9 to 8 keeps them: a finding that needs only a cut or
         # two inside a character shrinks from byte reads to those cuts.
         return tuple(wire[i:i + 1] for i in range(n))
     bounds = [0, *sorted(cuts), n]
     return tuple(wire[a:b] for a, b in zip(bounds, bounds[1:]))
+
+
+def _lines(wire: bytes) -> list[tuple[int, bytes]]:
+    return [(m.start(), m.group()) for m in _LINE.finditer(wire)]
+
+
+def moved_cuts(old: bytes, cuts: Sequence[int], new: bytes) -> list[int]:
+    """Where ``cuts`` (offsets into ``old``) fall in ``new``, an edit of ``old``: each on the line it cut,
+    at the same place in that line.
+
+    Lines are matched as difflib matches them; a line the edit changed (a value shortened, a choice
+    taken out of the chunk, a call moved up) is paired with the most similar of the lines that took
+    the place of those changed, the cut kept inside it.  A cut on a line the edit took out is gone.
+    """
+    before, after = _lines(old), _lines(new)
+    starts = [start for start, _ in before]
+    cut_lines = {max(0, bisect.bisect_right(starts, cut) - 1) for cut in cuts}
+    # The lines both share at the start and at the end first, in linear time; difflib only between (it
+    # takes junk for what recurs, the blank line after every event, so that a long wire stays cheap).
+    head = 0
+    while head < min(len(before), len(after)) and before[head][1] == after[head][1]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(after)) - head and before[-1 - tail][1] == after[-1 - tail][1]:
+        tail += 1
+    at_line = {k: k for k in range(head)}
+    at_line.update((len(before) - 1 - k, len(after) - 1 - k) for k in range(tail))
+    matcher = difflib.SequenceMatcher(None, [line for _, line in before[head:len(before) - tail]],
+                                      [line for _, line in after[head:len(after) - tail]])
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
+        if op == "equal":
+            at_line.update((i1 + k, j1 + k) for k in range(i2 - i1))
+        elif op == "replace":
+            # Lines the edit changed (a call moved up has another index and id in them): each cut line
+            # paired with the line most like it among those that took their place.
+            for i in cut_lines & set(range(i1, i2)):
+                # Among the few lines about where it would fall, so that a long changed run costs little.
+                at = j1 + (i - i1) * (j2 - j1) // (i2 - i1)
+                near = range(max(j1, at - _NEAR), min(j2, at + _NEAR + 1))
+                # quick_ratio counts the bytes two lines share, in linear time: a data line may be megabytes.
+                at_line[i] = max(near, key=lambda j: (
+                    difflib.SequenceMatcher(None, before[i][1], after[j][1], autojunk=False).quick_ratio(), -j))
+    out = set()
+    for cut in cuts:
+        i = max(0, bisect.bisect_right(starts, cut) - 1)
+        j = at_line.get(i)
+        if j is None:
+            continue
+        start, line = after[j]
+        moved = start + min(cut - before[i][0], max(len(line) - 1, 0))
+        if 0 < moved < len(new):
+            out.add(moved)
+    return sorted(out)
+
+
+def pinned(plan: Mapping[Any, Any], cuts: Sequence[int]) -> dict[Any, Any] | None:
+    """``plan`` with its read cuts drawn as exactly ``cuts`` (offsets into the wire it renders), or None
+    where it cannot say so: the plan has no read cuts, reads byte by byte, or there are too many."""
+    prefix = next((key[:key.index(STAGE) + 1] for key in plan if STAGE in key), None)
+    if prefix is None or plan.get((*prefix, 0)) == _BYTEWISE_MODE or len(cuts) > _MAX_CUTS:
+        return None
+    depth = len(prefix)
+    out = {k: v for k, v in plan.items() if k[:depth] != prefix}
+    if not cuts:
+        return out
+    # The decisions read_cuts draws with no places of a kind: the mode, the count, then each cut's offset.
+    out[(*prefix, 0)] = _OFFSETS_MODE
+    if len(cuts) > 1:
+        out[(*prefix, 1)] = len(cuts)
+    for i, cut in enumerate(cuts):
+        out[(*prefix, f"cut:{i}", 0)] = cut
+    return out

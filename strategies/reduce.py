@@ -9,7 +9,8 @@ read, under ``framings:0`` makes the framing plain (LF, ``data: ``, no
 comments), under ``profile_sets:0`` takes every call-shape profile out;
 deleting one decision takes one profile out, one fragment boundary, one read
 cut, the ending back to ``[DONE]``.  Dropping a stage takes one call (or
-choice) out of the middle and moves the later ones up.  Lowering a small decision moves a pick
+choice) out of the middle and moves the later ones up, a call drawn plain
+(which no decision names) included.  Lowering a small decision moves a pick
 toward the first of its choices (so one bug met under several endings is
 reported under the first ending that shows it), and halving a number or a
 text shortens a value, a count or a position; a text also loses its first
@@ -66,6 +67,10 @@ def edits(plan: Mapping[Key, Any]) -> Iterator[Edit]:
         yield ("stage", prefix)
     for prefix in sorted(stages, key=len):
         yield ("drop", prefix)
+    # An earlier call or choice drawn plain has no decisions of its own to name it, yet the bug may need only
+    # a later one: dropping the plain one moves the later one up into its place.
+    for prefix in sorted({_earlier for prefix in stages for _earlier in _plain_before(prefix, stages)}, key=len):
+        yield ("drop", prefix)
     for key in plan:
         yield ("decision", key)
     for key, value in plan.items():
@@ -79,6 +84,16 @@ def edits(plan: Mapping[Key, Any]) -> Iterator[Edit]:
             if len(value) <= _SHORT_TEXT:
                 for i in range(len(value)):
                     yield ("cut", key, i, i + 1)
+
+
+def _plain_before(prefix: Key, stages: Mapping[Key, int]) -> Iterator[Key]:
+    """The stages of ``prefix``'s name before it (``choice:0`` for ``choice:1``) that hold no decision."""
+    name, _, n = str(prefix[-1]).rpartition(":")
+    if name and n.isdigit():
+        for k in range(int(n)):
+            earlier = (*prefix[:-1], f"{name}:{k}")
+            if earlier not in stages:
+                yield earlier
 
 
 def redraws(plan: Mapping[Key, Any], tries: int = 6) -> Iterator[Edit]:

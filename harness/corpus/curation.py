@@ -2,7 +2,8 @@
 
 * :func:`merge` brings fixtures from other folders (another machine's run, a
   contributor's findings) into one corpus, one file per signature, the
-  smallest kept.  Files are copied byte for byte, written atomically.
+  smallest kept.  Files are copied byte for byte, written atomically; one that
+  replaces another takes over the statement and recorded ranges it lacks.
 * :func:`minimize` shrinks each fixture again against its recorded target as
   installed now, keeping each step only if the target still diverges with
   the recorded kind.  It removes only what cannot change what the stream
@@ -205,7 +206,9 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
                 done.append(Merged("folded", variant.path, entry.path, sig,
                                    f"into {variant.signature} (a variant of it, as {mine.kind})"))
                 continue
-            for other in _less_general(have, mine):
+            replaced = _less_general(have, mine)
+            entry = _carried(entry, replaced)
+            for other in replaced:
                 other.path.unlink(missing_ok=True)
                 del have[other.signature]
                 done.append(Merged("removed", other.path, entry.path, other.signature, f"replaced by {sig}"))
@@ -214,6 +217,7 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
             write_atomic(path, entry.raw)
             done.append(Merged("added", path, entry.path, sig))
         elif size < old.fixture.case.size:
+            entry = _carried(entry, [old])
             write_atomic(old.path, entry.raw)
             done.append(Merged("replaced", old.path, entry.path, sig, f"smaller: {_size(size)} < "
                                                                        f"{_size(old.fixture.case.size)}"))
@@ -224,6 +228,21 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
             continue
         have[sig] = Entry(path, entry.fixture, entry.raw)
     return done
+
+
+def _carried(entry: Entry, replaced: list[Entry]) -> Entry:
+    """``entry`` with the statement and the recorded ranges of the fixtures it replaces, where it has none.
+
+    What it replaces is the same root cause (same target, kind and crash state, fewer features, or a
+    smaller case of the same signature): what a person wrote of it and the releases it was bisected
+    over stay with it, so that a corpus derived again from a run's raw output loses neither.
+    """
+    statement = entry.fixture.statement or next((e.fixture.statement for e in replaced if e.fixture.statement), "")
+    history = entry.fixture.history or next((e.fixture.history for e in replaced if e.fixture.history), {})
+    if statement == entry.fixture.statement and history == entry.fixture.history:
+        return entry
+    fixture = replace(entry.fixture, statement=statement, history=history)
+    return Entry(entry.path, fixture, dumps(fixture).encode("utf-8"))
 
 
 def _more_general(have: dict[str, Entry], mine: Root, builds_on: str) -> Entry | None:

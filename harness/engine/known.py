@@ -17,6 +17,11 @@ other frames, on a stream that needs all a known raise's features (the
 role chunk before an index from one, say, moves where the same mistake
 raises), is a variant of that raise.
 
+A raise is one root cause across targets too: one whose exception type and
+:data:`SHARED_FRAMES` innermost frames are those of a known raise of any
+target is a hit of it, reported once with both targets affected (the SDK's
+stream raising under every library that iterates it).
+
 A target that runs inside another (``Target.builds_on``: the client on top
 of the stream state it feeds) shares that target's root causes: a
 divergence of it that a root cause of the target below explains is a hit of
@@ -102,9 +107,16 @@ class Known:
         if own is None:
             own = next((self._standing(main) for alias, main in self._aliases.get((target, kind, state), ())
                         if alias.features <= have), None)
-        if own is not None or not builds_on:
+        if own is not None:
             return own
         core = _core(state)
+        if kind in _BY_STATE and state:
+            # The same exception from the same innermost frames is the same bug in whichever target met it
+            # first: code several targets run (an SDK's stream under every library that iterates it).
+            return next((r for key, roots in self._by.items() if key[1] == kind and _core(key[2]) == core
+                         for r in roots), None)
+        if not builds_on:
+            return None
         below = [r for key, roots in self._by.items() if key[:2] == (builds_on, kind) and _core(key[2]) == core
                  for r in roots]
         return self._first_hit(below, kind, state, have)

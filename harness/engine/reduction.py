@@ -28,6 +28,7 @@ from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.judge.sandbox import Observation, chunks_of, observe
+from toolfuzz.strategies.reads import STAGE, moved_cuts, pinned
 from toolfuzz.strategies.reduce import apply, edits, lowerings, redraws, swaps
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import Case
@@ -80,6 +81,20 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
     def size(c: Case) -> tuple[int, ...]:
         return (len(set(c.features) - plain), *c.size)
 
+    def probe(smaller: Case, best: Reduced) -> tuple[Observation, list[Divergence], int]:
+        """What ``target`` shows on ``smaller``: its observation, the divergences like the one being
+        reduced, and the work it cost."""
+        payloads = chunks_of(smaller)
+        if target.level == "partial" and _texts(smaller) == _texts(best.case):
+            seen = best.observation  # a partial parser sees only the texts and where they are cut
+        else:
+            seen = observe(target, smaller, payloads, timeout)
+        found = compare(smaller.expected, seen, target, expected_events(smaller))
+        # At level partial every kind a case shows is reported (each is a rule of its own), so the one
+        # being reduced need not come first.
+        same = [f for f in (found if target.level == "partial" else found[:1]) if same_divergence(f, divergence)]
+        return seen, same, len(payloads) + RENDER_WORK
+
     best = Reduced(case, observation, divergence, 0, False)
     plan = case.plan
     if plan is None:
@@ -103,16 +118,18 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
                 return Reduced(best.case, best.observation, best.divergence, probes, False, work)
             probes += 1
             smaller = render(candidate, (edit[3], edit[1][:-1]) if edit[0] == "redraw" else None)
-            payloads = chunks_of(smaller)
-            work += len(payloads) + RENDER_WORK
-            if target.level == "partial" and _texts(smaller) == _texts(best.case):
-                seen = best.observation  # a partial parser sees only the texts and where they are cut
-            else:
-                seen = observe(target, smaller, payloads, timeout)
-            found = compare(smaller.expected, seen, target, expected_events(smaller))
-            # At level partial every kind a case shows is reported (each is a rule of its own), so the one
-            # being reduced need not come first.
-            same = [f for f in (found if target.level == "partial" else found[:1]) if same_divergence(f, divergence)]
+            seen, same, cost = probe(smaller, best)
+            work += cost
+            if not same and edit[0] != "redraw" and STAGE not in edit[1] and len(best.case.reads) > 1:
+                # The edit moved the read cuts to other bytes (they are offsets into the wire): again with
+                # each cut where it was, on the line it cut, before taking it for an edit the bug needs.
+                cuts = moved_cuts(best.case.wire, best.case.cuts, smaller.wire)
+                repinned = pinned(candidate, cuts) if tuple(cuts) != smaller.cuts else None
+                if repinned is not None and probes < max_probes:
+                    probes += 1
+                    smaller = render(repinned, None)
+                    seen, same, cost = probe(smaller, best)
+                    work += cost
             # A redraw takes a call out and draws the rest of its stage at random: kept for the call it took
             # out, since the sweeps that follow take out again what the stage drew.
             fewer = edit[0] == "redraw" and len(smaller.expected.calls) < len(best.case.expected.calls)

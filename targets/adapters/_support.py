@@ -37,6 +37,10 @@ def sdk_chunk(chunk: dict[str, Any]) -> ChatCompletionChunk:
 class StreamFailed(Exception):
     """What the openai SDK raises (as ``APIError``) on a chunk with a truthy ``error``."""
 
+    #: Where the SDK raises it, as the harness names crash states (toolfuzz.judge.sandbox.crash_state): so that
+    #: a library handed the SDK's raise shows it as the SDK's one root cause (openai-client's), not its own.
+    crash_state = "APIError at openai._streaming.Stream.__stream__ < openai._streaming.Stream.__iter__"
+
 
 def until_error(chunks: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """The chunks a library reading the openai SDK's stream sees: the SDK raises on a chunk with a

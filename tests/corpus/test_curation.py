@@ -132,6 +132,35 @@ def test_a_smaller_fixture_replaces_its_signature_and_a_larger_one_is_kept_out(t
     assert replaced.path.read_bytes() == SHARED.read_bytes()
 
 
+def test_a_fixture_that_replaces_another_takes_over_its_statement_and_ranges(tmp_path):
+    source = FINDINGS / "httpx-sse" / "httpx-sse--event_lost--bom.json"
+    kept = load(source)
+    assert kept.statement and kept.history["httpx-sse"]["tested"]["0.4.3"] == "fails"
+    # As a night's run writes them: no statement, no range.
+    raw = dataclasses.replace(kept, statement="", history={})
+    into = tmp_path / "corpus"
+    bloated(source, into / "httpx-sse" / "bom.json")
+    write_atomic(tmp_path / "night" / "smaller.json", dumps(raw))
+    (replaced,) = merge([str(tmp_path / "night")], into)
+    assert replaced.action == "replaced"
+    now = load(replaced.path)
+    assert now.case == raw.case and (now.statement, now.history) == (kept.statement, kept.history)
+    # One with fewer features replaces the other: the same again.
+    general = dataclasses.replace(raw, case=dataclasses.replace(raw.case, features=("done", "lf", "openai")),
+                                  found={**raw.found, "signature": "httpx-sse/event_lost/plain"})
+    write_atomic(tmp_path / "general" / "plain.json", dumps(general))
+    done = {m.action: m for m in merge([str(tmp_path / "general")], into)}
+    assert set(done) == {"removed", "added"} and not replaced.path.exists()
+    now = load(done["added"].path)
+    assert now.case == general.case and (now.statement, now.history) == (kept.statement, kept.history)
+    # A statement of its own is never overwritten.
+    bloated(done["added"].path, done["added"].path)
+    write_atomic(tmp_path / "own" / "plain.json", dumps(dataclasses.replace(general, statement="its own words")))
+    (again,) = merge([str(tmp_path / "own")], into)
+    assert again.action == "replaced" and load(again.path).statement == "its own words"
+    assert load(again.path).history == kept.history
+
+
 def test_a_file_given_alone_goes_where_a_run_would_put_it(tmp_path):
     (done,) = merge([str(SHARED)], tmp_path / "into")
     assert done.path == tmp_path / "into" / SHARED.relative_to(FINDINGS)

@@ -63,6 +63,22 @@ def test_a_target_built_on_another_shares_its_root_causes():
     assert known.explaining("client", "id_differs", "", {"crlf"}, builds_on="state") == own
 
 
+def test_a_raise_from_the_same_innermost_frames_is_one_root_cause_whichever_target_met_it():
+    sdk = root({"error-chunk"}, kind="raised", target="openai-client",
+               state="APIError at sdk.Stream.__stream__ < sdk.Stream.__iter__ < sdk.ChatStream.__stream__")
+    known = Known([sdk])
+    # Another library iterating the same stream: the same two innermost frames, entered from its own code.
+    assert known.explaining("haystack", "raised", "APIError at sdk.Stream.__stream__ < sdk.Stream.__iter__",
+                            {"error-chunk"}) == sdk
+    # Another exception type, or another frame within the two, is another root cause.
+    assert known.explaining("haystack", "raised", "KeyError at sdk.Stream.__stream__ < sdk.Stream.__iter__",
+                            set()) is None
+    assert known.explaining("haystack", "raised", "APIError at sdk.Stream.__stream__ < haystack.loop",
+                            set()) is None
+    # Only raises: another kind of another target is never explained this way.
+    assert known.explaining("haystack", "id_differs", "", {"error-chunk"}) is None
+
+
 def test_running_out_of_time_is_one_root_cause_a_target_whatever_the_case():
     known = Known([root({"large-arguments", "one-char-fragments"}, kind="timed_out")])
     assert known.explaining("t", "timed_out", "", {"multi-call"}) is not None

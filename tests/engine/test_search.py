@@ -121,6 +121,7 @@ def test_at_the_partial_level_every_rule_a_case_breaks_is_a_root_cause_of_its_ow
         return raw if raw != parse(prefix) else number_early(prefix)
 
     target = plain_target(both, "both", "partial")
-    findings, stats = search([target], Planner(), max_examples=600, budget=600, seed=1, plain=PLAIN_FEATURES)
+    findings, stats = search([target], Planner(), max_examples=600, budget=600, seed=1, plain=PLAIN_FEATURES,
+                             timeout=120)  # ended by examples: no case may run out of time on a busy machine
     assert stats.stopped_by == "examples"
     assert {f.divergence.kind for f in findings} == {"number_before_complete", "string_not_prefix"}

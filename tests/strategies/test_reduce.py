@@ -24,6 +24,17 @@ def test_dropping_a_call_moves_the_later_ones_up():
     assert apply(("drop", ("chat:0", "choice:0", "call:2")), PLAN) is None
 
 
+def test_a_call_drawn_plain_before_one_the_bug_needs_is_dropped_too():
+    # call:0 holds no decision (drawn plain), so no edit names it; dropping it moves call:1 and call:2 up.
+    assert ("drop", ("chat:0", "choice:0", "call:0")) in list(edits(PLAN))
+    dropped = apply(("drop", ("chat:0", "choice:0", "call:0")), PLAN)
+    assert dropped == {("chat:0", 0): 1, ("chat:0", "choice:0", 0): 7, ("chat:0", "choice:0", "call:0", 0): 2,
+                       ("chat:0", "choice:0", "call:1", 3): "abcd", ("chat:0", "framings:0", 1): True}
+    # Only the plain ones before: a stage with decisions has its own drop edit, yielded once.
+    drops = [e for e in edits(PLAN) if e[0] == "drop"]
+    assert len(drops) == len(set(drops))
+
+
 def test_an_edit_that_changes_nothing_is_none():
     assert apply(("decision", ("nowhere", 0)), PLAN) is None
     assert apply(("stage", ("nowhere",)), PLAN) is None
