@@ -119,7 +119,9 @@ def moved_cuts(old: bytes, cuts: Sequence[int], new: bytes) -> list[int]:
     """
     before, after = _lines(old), _lines(new)
     starts = [start for start, _ in before]
-    cut_lines = {max(0, bisect.bisect_right(starts, cut) - 1) for cut in cuts}
+    # The line each cut falls on, found once: the pairing below and the moving after both need it.
+    on_line = [(cut, max(0, bisect.bisect_right(starts, cut) - 1)) for cut in cuts]
+    cut_lines = {i for _, i in on_line}
     # The lines both share at the start and at the end first, in linear time; difflib only between (it
     # takes junk for what recurs, the blank line after every event, so that a long wire stays cheap).
     head = 0
@@ -139,7 +141,7 @@ def moved_cuts(old: bytes, cuts: Sequence[int], new: bytes) -> list[int]:
         elif op == "replace":
             # Lines the edit changed (a call moved up has another index and id in them): each cut line
             # paired with the line most like it among those that took their place.
-            for i in cut_lines & set(range(i1, i2)):
+            for i in (i for i in cut_lines if i1 <= i < i2):
                 # Among the few lines about where it would fall, so that a long changed run costs little.
                 at = j1 + (i - i1) * (j2 - j1) // (i2 - i1)
                 near = range(max(j1, at - _NEAR), min(j2, at + _NEAR + 1))
@@ -147,8 +149,7 @@ def moved_cuts(old: bytes, cuts: Sequence[int], new: bytes) -> list[int]:
                 at_line[i] = max(near, key=lambda j: (
                     difflib.SequenceMatcher(None, before[i][1], after[j][1], autojunk=False).quick_ratio(), -j))
     out = set()
-    for cut in cuts:
-        i = max(0, bisect.bisect_right(starts, cut) - 1)
+    for cut, i in on_line:
         j = at_line.get(i)
         if j is None:
             continue
