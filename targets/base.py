@@ -78,9 +78,10 @@ class Target:
     extra: dict[str, Any] = field(default_factory=dict)
     #: Called with the case's tools and limits as keywords (the module docstring says why).
     takes_request: bool = False
-    #: The built-in target whose code this one runs inside (a client on top of the stream state it
-    #: feeds): what both get wrong is one root cause, reported under that target.
-    builds_on: str = ""
+    #: The built-in targets whose code this one runs inside (a client runs the SSE decoder under it and
+    #: the stream state it feeds): what this one and any of them get wrong is one root cause, reported
+    #: under the target below.  One name may be given as a string.
+    builds_on: tuple[str, ...] = ()
 
     def fn_for(self, dialect: str) -> Callable[..., Any]:
         """The function to run on cases of ``dialect``: ``extra["by_dialect"][dialect]`` if given, else :attr:`fn`."""
@@ -94,6 +95,8 @@ class Target:
         return replace(self, fn=wrap(self.fn), extra=extra)
 
     def __post_init__(self) -> None:
+        if isinstance(self.builds_on, str):
+            object.__setattr__(self, "builds_on", (self.builds_on,) if self.builds_on else ())
         if self.level not in LEVELS:
             raise ValueError(f"target {self.name!r}: level must be one of {', '.join(LEVELS)}, not {self.level!r}")
         unknown = set(self.reports) - ALL_CLAIMS

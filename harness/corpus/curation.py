@@ -40,7 +40,7 @@ from toolfuzz.vocabulary import Case, version_key
 from toolfuzz.judge.sandbox import Observation, observe
 from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, fixed_in, fixed_text, load_fixtures, replay
 from toolfuzz.engine.events import Finding, signature_of
-from toolfuzz.engine.known import Known, Root
+from toolfuzz.engine.known import Known, Root, depths
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.registry import builtin_targets
@@ -190,18 +190,19 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
     # more particular one that a later, more general fixture would replace; a target others build on
     # before them, so that what both show is kept under it.
     below = _builds_on([e for e, _ in incoming])
-    incoming.sort(key=lambda item: (bool(below.get(_target_of(item[0]), "")), len(item[0].fixture.case.features)))
+    order = depths(below)
+    incoming.sort(key=lambda item: (order.get(_target_of(item[0]), 0), len(item[0].fixture.case.features)))
     done: list[Merged] = []
     for entry, root in incoming:
         sig, size = entry.signature, entry.fixture.case.size
         old = have.get(sig)
         mine = root_of(entry.fixture)
         if old is None and mine is not None:
-            general = _more_general(have, mine, below.get(mine.target, ""))
+            general = _more_general(have, mine, below.get(mine.target, ()))
             if general is not None:
                 done.append(Merged("folded", general.path, entry.path, sig, f"into {general.signature}"))
                 continue
-            variant = _variant_of(have, mine, below.get(mine.target, ""))
+            variant = _variant_of(have, mine, below.get(mine.target, ()))
             if variant is not None:
                 done.append(Merged("folded", variant.path, entry.path, sig,
                                    f"into {variant.signature} (a variant of it, as {mine.kind})"))
@@ -245,7 +246,7 @@ def _carried(entry: Entry, replaced: list[Entry]) -> Entry:
     return Entry(entry.path, fixture, dumps(fixture).encode("utf-8"))
 
 
-def _more_general(have: dict[str, Entry], mine: Root, builds_on: str) -> Entry | None:
+def _more_general(have: dict[str, Entry], mine: Root, builds_on: tuple[str, ...]) -> Entry | None:
     for entry in have.values():
         theirs = root_of(entry.fixture)
         if theirs is not None and Known([theirs]).explaining(*mine.key, mine.features, builds_on) is not None:
@@ -253,7 +254,7 @@ def _more_general(have: dict[str, Entry], mine: Root, builds_on: str) -> Entry |
     return None
 
 
-def _variant_of(have: dict[str, Entry], mine: Root, builds_on: str) -> Entry | None:
+def _variant_of(have: dict[str, Entry], mine: Root, builds_on: tuple[str, ...]) -> Entry | None:
     """The corpus fixture whose root cause ``mine`` is a variant of (:meth:`Known.variant_of`), if any."""
     roots = {root: entry for entry in have.values() if (root := root_of(entry.fixture)) is not None}
     found = Known(roots).variant_of(*mine.key, mine.features, builds_on)
@@ -265,8 +266,8 @@ def _target_of(entry: Entry) -> str:
     return recorded[0][0] if recorded else ""
 
 
-def _builds_on(entries: list[Entry]) -> dict[str, str]:
-    """For each built-in target the fixtures record: the target it builds on (``Target.builds_on``)."""
+def _builds_on(entries: list[Entry]) -> dict[str, tuple[str, ...]]:
+    """For each built-in target the fixtures record: the targets it builds on (``Target.builds_on``)."""
     names = {_target_of(e) for e in entries} - {""}
     return {name: t.builds_on for name, t in builtin_targets(names).items() if name in names and t.builds_on}
 

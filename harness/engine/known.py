@@ -22,13 +22,14 @@ A raise is one root cause across targets too: one whose exception type and
 target is a hit of it, reported once with both targets affected (the SDK's
 stream raising under every library that iterates it).
 
-A target that runs inside another (``Target.builds_on``: the client on top
-of the stream state it feeds) shares that target's root causes: a
-divergence of it that a root cause of the target below explains is a hit of
-that root cause, reported once with both targets affected; and a root cause
-of the target below found after one of the target above that it explains
-takes that one over.  Their crash
-states are compared on :data:`SHARED_FRAMES` innermost frames, since how
+A target that runs inside others (``Target.builds_on``: the client on top of
+the SDK's SSE decoder and of the stream state it feeds) shares their root
+causes: a divergence of it that a root cause of a target below explains is
+a hit of that root cause, reported once with both targets affected, and so
+is a reduced one that is a variant of it (the SSE decoder's event lost is
+the client's call lost); a root cause of a target below found after one of
+the target above that it explains takes that one over.  Their crash states
+are compared on :data:`SHARED_FRAMES` innermost frames, since how
 each is entered (the frames further out) differs by construction.
 
 What is known is kept as plain records (:class:`Root`), so that it pickles
@@ -43,7 +44,7 @@ from typing import Iterable, Iterator
 from toolfuzz.engine.events import Finding, Stats, signature_of
 from toolfuzz.judge.compare_partial import PARTIAL_KINDS
 
-__all__ = ["Known", "Root", "SHARED_FRAMES", "PER_TARGET"]
+__all__ = ["Known", "Root", "SHARED_FRAMES", "PER_TARGET", "depths"]
 
 #: Innermost frames two targets of one code base must share for a raise to be the same root cause.
 SHARED_FRAMES = 2
@@ -89,14 +90,15 @@ class Known:
         #: Findings of another kind known to be a root cause's variants (:meth:`variant_of`), by key.
         self._aliases: dict[tuple[str, str, str], list[tuple[Root, Root]]] = {}
         self._replaced_by: dict[Root, Root] = {}
-        #: The target each target of a finding known here builds on (``Target.builds_on``), where it does.
-        self._below: dict[str, str] = {}
+        #: The targets each target of a finding known here builds on (``Target.builds_on``), where it does.
+        self._below: dict[str, tuple[str, ...]] = {}
         for root in roots:
             self._add(root)
 
     def explaining(self, target: str, kind: str, state: str, features: Iterable[str],
-                   builds_on: str = "") -> Root | None:
-        """The known root cause this divergence is a hit of, if any: ``target``'s own, else ``builds_on``'s.
+                   builds_on: Iterable[str] | str = ()) -> Root | None:
+        """The known root cause this divergence is a hit of, if any: ``target``'s own, else one of a target
+        it builds on (``builds_on``, in its order).
 
         A raise with a crash state is clustered by it alone, as ClusterFuzz clusters crashes: the same
         exception from the same frames is the same bug whatever the stream looked like.  Its features
@@ -115,11 +117,13 @@ class Known:
             # first: code several targets run (an SDK's stream under every library that iterates it).
             return next((r for key, roots in self._by.items() if key[1] == kind and _core(key[2]) == core
                          for r in roots), None)
-        if not builds_on:
-            return None
-        below = [r for key, roots in self._by.items() if key[:2] == (builds_on, kind) and _core(key[2]) == core
-                 for r in roots]
-        return self._first_hit(below, kind, state, have)
+        for name in _names(builds_on):
+            hit = self._first_hit([r for key, roots in self._by.items()
+                                   if key[:2] == (name, kind) and _core(key[2]) == core for r in roots],
+                                  kind, state, have)
+            if hit is not None:
+                return hit
+        return None
 
     def explain(self, finding: Finding) -> Root | None:
         """:meth:`explaining` for a finding of a target (which may build on another)."""
@@ -157,7 +161,7 @@ class Known:
         return None
 
     def variant_of(self, target: str, kind: str, state: str, features: Iterable[str],
-                   builds_on: str = "", minimal: bool = True) -> Root | None:
+                   builds_on: Iterable[str] | str = (), minimal: bool = True) -> Root | None:
         """The known root cause of ``target`` that a reduced finding of another kind is a variant of, if any.
 
         A finding whose *minimal* features hold all the (not plain) features of a known root cause of
@@ -165,7 +169,7 @@ class Known:
         kind (a choice mixed up reads as a call lost when the other choice was cut short).  A root cause
         met on the plainest stream (no features) has every later finding of its target as a variant:
         a target wrong on the plainest stream is wrong everywhere, and what else it gets wrong waits for
-        that to be fixed.  The root causes of the target ``target`` builds on count as its own.  Never
+        that to be fixed.  The root causes of the targets ``target`` builds on count as its own.  Never
         for crashes, blocked actions, bad returns or running out of time; a raise is only a variant of a
         raise of the same exception type from other frames.  The known root cause with most features is the
         one named.  Features not ``minimal`` (a finding kept as met, not reduced) hold those of almost
@@ -174,9 +178,10 @@ class Known:
         if not self.variants or (kind in _APART and not (kind == "raised" and state)):
             return None
         have = frozenset(features)
+        mine = {target, *_names(builds_on)}
         best: Root | None = None
         for (t, k, other), roots in self._by.items():
-            if (t != target and (not builds_on or t != builds_on)) or not _alike(kind, state, k, other):
+            if t not in mine or not _alike(kind, state, k, other):
                 continue
             for root in roots:
                 if (minimal or not root.features) and root.features <= have and (
@@ -213,7 +218,7 @@ class Known:
         # Root causes of targets built on this one that it explains, found first because the case that met
         # them showed this target another kind first (a case is reported once a target, by its first kind).
         for (target, kind, state), roots in self._by.items():
-            if self._below.get(target) != root.target or kind != root.kind or _core(state) != _core(root.state):
+            if root.target not in self._below.get(target, ()) or kind != root.kind or _core(state) != _core(root.state):
                 continue
             above = [r for r in roots if self._first_hit([root], kind, state, r.features) is not None]
             roots[:] = [r for r in roots if r not in above]
@@ -254,6 +259,27 @@ def _alike(kind: str, state: str, other_kind: str, other_state: str) -> bool:
 def _shown(kind: str, state: str) -> str:
     """How a variant is listed under "also as": its kind, and for a raise where it was raised."""
     return f"{kind}[{state.split(' < ')[0]}]" if kind == "raised" and state else kind
+
+
+def depths(builds_on: dict[str, Iterable[str] | str]) -> dict[str, int]:
+    """How far above the bottom each named target is (0 for one that builds on none of those named):
+    the order to run or fold them in, so that what a target and one below it share is found below."""
+    out: dict[str, int] = {}
+
+    def depth(name: str, seen: frozenset[str]) -> int:
+        if name not in out:
+            below = [b for b in _names(builds_on.get(name, ())) if b not in seen]
+            out[name] = 1 + max((depth(b, seen | {name}) for b in below), default=-1)
+        return out[name]
+
+    for name in builds_on:
+        depth(name, frozenset())
+    return out
+
+
+def _names(builds_on: Iterable[str] | str) -> tuple[str, ...]:
+    """``Target.builds_on`` as a tuple of names, whether given as one name or several."""
+    return ((builds_on,) if builds_on else ()) if isinstance(builds_on, str) else tuple(builds_on)
 
 
 def _core(state: str) -> str:

@@ -14,9 +14,9 @@ A divergence is judged against what is known (:mod:`toolfuzz.engine.known`):
 
 * one whose case has all the minimal features of a known finding of the same
   target, kind and crash state is a **hit** of it: counted, nothing more
-  (so is one of a target that builds on another, ``Target.builds_on``, that
-  a finding of the target below explains: targets run on each case in an
-  order that puts the one below first);
+  (so is one of a target that builds on others, ``Target.builds_on``, that
+  a finding of a target below explains: targets run on each case in an
+  order that puts those below first);
 * any other is reduced (:mod:`toolfuzz.engine.reduction`): its plan is
   edited down, each probe a re-render and one target run, until no edit
   keeps the divergence.  The features left are its minimal feature set, and
@@ -52,7 +52,7 @@ from typing import Callable
 
 from toolfuzz.engine.database import SeedStore
 from toolfuzz.engine.events import Emit, Finding, Found, Progress, Stats
-from toolfuzz.engine.known import Known
+from toolfuzz.engine.known import Known, depths
 from toolfuzz.engine.reduction import RENDER_WORK, reduce
 from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.judge.compare import Divergence, compare
@@ -114,7 +114,8 @@ def search(
     known = Known(variants=variants) if known is None else known
     # A target others build on runs first on each case, so that what both get wrong is found in it and
     # counted in the others as hits.
-    targets = sorted(targets, key=lambda t: bool(t.builds_on))
+    order = depths({t.name: t.builds_on for t in targets})
+    targets = sorted(targets, key=lambda t: order[t.name])
     stats = Stats()
     deadline = stats.started + budget
     findings: dict[str, Finding] = {}

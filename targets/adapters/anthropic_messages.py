@@ -148,7 +148,7 @@ TARGETS = (
            summary="anthropic accumulate_event as MessageStream drives it; input re-parsed (jiter, partial) "
                    "on every delta; complete = stop_reason tool_use"),
     Target(name="anthropic-client", fn=quiet(assemble_with_client), level="bytes", reports=_CLAIMS,
-           dialects=("anthropic",), version=_VERSION, builds_on="anthropic-accumulator",
+           dialects=("anthropic",), version=_VERSION, builds_on=("anthropic-accumulator", "anthropic-sse"),
            summary="anthropic.Anthropic over an in-process transport, messages.stream() + get_final_message(); "
                    "raises on error events"),
 )

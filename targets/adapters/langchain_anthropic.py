@@ -113,6 +113,6 @@ TARGETS = (
            summary="langchain-anthropic event -> AIMessageChunk conversion, summed (tool_call_chunks); "
                    "complete = stop_reason tool_use"),
     Target(name="langchain-anthropic-client", fn=quiet(assemble_with_chat_model), level="bytes", reports=_CLAIMS,
-           dialects=("anthropic",), version=_VERSION, builds_on="langchain-anthropic",
+           dialects=("anthropic",), version=_VERSION, builds_on=("langchain-anthropic", "anthropic-sse"),
            summary="ChatAnthropic.bind_tools().stream() over an in-process transport, chunks summed"),
 )

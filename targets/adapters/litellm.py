@@ -134,5 +134,6 @@ TARGETS = (
                    "finish_reason tool_calls/stop (stop when the stream gave none)"),
     Target(name="litellm-client", fn=quiet(assemble_with_client), level="bytes",
            reports=frozenset({"ids", "names", "completion"}), version=_VERSION,
+           builds_on=("litellm-builder", "openai-sse"),
            summary="litellm.completion(stream=True) over an in-process transport, then stream_chunk_builder"),
 )

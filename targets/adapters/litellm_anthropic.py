@@ -126,7 +126,7 @@ TARGETS = (
            summary="litellm's Anthropic ModelResponseIterator + stream_chunk_builder; calls labelled by their "
                    "block's index; complete = finish_reason tool_calls/stop"),
     Target(name="litellm-anthropic-client", fn=quiet(assemble_with_client), level="bytes", reports=_CLAIMS,
-           dialects=("anthropic",), version=_VERSION,
+           dialects=("anthropic",), version=_VERSION, builds_on="litellm-anthropic",
            summary="litellm.completion(model='anthropic/...', stream=True) over an in-process transport, "
                    "then stream_chunk_builder"),
 )

@@ -181,10 +181,11 @@ TARGETS = (
            summary="openai ChatCompletionStreamState + get_final_completion(); complete = finish_reason "
                    "tool_calls/stop"),
     Target(name="openai-client", fn=_quiet(assemble_with_client), level="bytes",
-           reports=frozenset({"ids", "names", "completion"}), version=_VERSION, builds_on="openai-stream-state",
+           reports=frozenset({"ids", "names", "completion"}), version=_VERSION, builds_on=("openai-stream-state", "openai-sse"),
            summary="openai.OpenAI over an in-process transport, chat.completions.stream() + "
                    "get_final_completion(); raises on error chunks"),
     Target(name="openai-client-done-events", fn=_quiet(handed_on_by_done_events), level="bytes",
            reports=frozenset({"ids", "names", "completion"}), version=_VERSION,
+           builds_on=("openai-stream-state", "openai-sse"),
            summary="the calls openai's stream() hands on as tool_calls.function.arguments.done events"),
 )

@@ -107,7 +107,7 @@ TARGETS = (
            summary="openai ResponseStreamState; the response.completed output, else the accumulated items "
                    "as incomplete"),
     Target(name="openai-responses-client", fn=quiet(assemble_with_client), level="bytes", reports=_CLAIMS,
-           dialects=("openai-responses",), version=_VERSION, builds_on="openai-responses-state",
+           dialects=("openai-responses",), version=_VERSION, builds_on=("openai-responses-state", "openai-sse"),
            summary="openai.OpenAI over an in-process transport, responses.stream() + get_final_response(); "
                    "raises without response.completed"),
 )

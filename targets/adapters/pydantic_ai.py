@@ -130,7 +130,7 @@ TARGETS = (
            summary="pydantic-ai ModelResponsePartsManager.handle_tool_call_delta, choices[0] only; "
                    "no completion notion"),
     Target(name="pydantic-ai-openai", fn=quiet(assemble_with_model), level="bytes",
-           reports=frozenset({"ids", "names", "completion"}), version=_VERSION, builds_on="pydantic-ai-parts",
+           reports=frozenset({"ids", "names", "completion"}), version=_VERSION, builds_on=("pydantic-ai-parts", "openai-sse"),
            summary="pydantic-ai OpenAIChatModel.request_stream over an in-process transport; complete = "
                    "ModelResponse.finish_reason tool_call/stop (a stream without one gets stop)"),
 )

@@ -62,6 +62,7 @@ except Exception:  # noqa: BLE001 - an empty stream may well raise; the set-up i
 TARGETS = (
     Target(name="pydantic-ai-anthropic", fn=quiet(assemble_with_model), level="bytes",
            reports=frozenset({"ids", "names", "completion"}), dialects=("anthropic",), version=_VERSION,
+           builds_on="anthropic-sse",
            summary="pydantic-ai AnthropicModel.request_stream over an in-process transport; complete = "
                    "ModelResponse.finish_reason tool_call/stop"),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pickle
 
-from toolfuzz.engine.known import Known, Root
+from toolfuzz.engine.known import Known, Root, depths
 
 
 def root(features, kind="id_differs", state="", target="t"):
@@ -138,6 +138,29 @@ def test_a_variant_may_be_of_a_root_cause_of_the_target_below():
     assert known.variant_of("client", "name_differs", "", {"interleaved", "multi-call", "no-first-id"},
                             builds_on="state") == below
     assert known.variant_of("client", "name_differs", "", {"interleaved", "multi-call", "no-first-id"}) is None
+
+
+def test_a_target_built_on_several_shares_the_root_causes_of_each():
+    state = root({"crlf"}, target="state")
+    decoder = root({"bom"}, kind="event_lost", target="sse")
+    known = Known([state, decoder])
+    both = ("state", "sse")
+    assert known.explaining("client", "id_differs", "", {"crlf", "multi-call"}, builds_on=both) == state
+    # The decoder losing the first event is the client losing a call: a variant, on the client's other kind.
+    assert known.variant_of("client", "call_lost", "", {"bom"}, builds_on=both) == decoder
+    assert known.variant_of("client", "call_lost", "", {"bom"}, builds_on=("state",)) is None
+    # One name given as a string is the same as a tuple of it.
+    assert known.explaining("client", "id_differs", "", {"crlf"}, builds_on="state") == state
+    assert known.explaining("client", "id_differs", "", {"crlf"}, builds_on=("sse",)) is None
+
+
+def test_targets_below_come_first_however_deep():
+    assert depths({"client": ("state", "sse"), "state": (), "sse": (), "app": ("client",)}) == {
+        "client": 1, "state": 0, "sse": 0, "app": 2}
+    # A target named below but not in the run still puts the one above it after the bottom.
+    assert depths({"client": ("sse",)}) == {"client": 1, "sse": 0}
+    # A cycle (a mistake in two adapters) still ends.
+    assert set(depths({"a": "b", "b": "a"}).values()) == {0, 1}
 
 
 def test_a_finding_kept_as_met_is_only_a_variant_of_a_root_cause_that_needs_no_feature():
