@@ -31,6 +31,9 @@ __all__ = [
     "EXECUTABLE",
     "ERROR_CODES",
     "DIALECTS",
+    "TEXT_FORMATS",
+    "TEXT_DIALECTS",
+    "text_format",
     "COMPLETING",
     "END_OF_STREAM",
     "Call",
@@ -74,6 +77,21 @@ ERROR_CODES = {
 #: Wire dialects: OpenAI chat completions chunks, OpenAI Responses events,
 #: Anthropic Messages events (docs/dialects.md sets them side by side).
 DIALECTS = ("openai-chat", "openai-responses", "anthropic")
+
+#: The ways models write tool calls as text, which serving engines' parsers read back into calls
+#: (docs/producers.md): the project's own renderings, one per format (``toolfuzz.strategies.markup``).
+TEXT_FORMATS = ("hermes", "qwen25", "llama3", "mistral", "deepseek-v3", "deepseek-v31", "kimi-k2", "pythonic",
+                "internlm", "cohere-command4", "apertus")
+#: The producer level's dialects: a model's generated text in one format, cut into token batches.  A case
+#: of one holds the batches as its reads and the calls written as its expected outcome.
+TEXT_DIALECTS = tuple(f"text:{f}" for f in TEXT_FORMATS)
+
+
+def text_format(dialect: str) -> str | None:
+    """The format of a producer dialect (``text:hermes`` is ``hermes``), None for a wire dialect."""
+    head, colon, name = dialect.partition(":")
+    return name if colon and head == "text" and name in TEXT_FORMATS else None
+
 
 #: The finish reasons after which a stopped call is complete, per dialect; strategies finish with the first.
 COMPLETING: dict[str, tuple[str, ...]] = {
@@ -128,6 +146,9 @@ class StreamError:
 class Outcome:
     calls: tuple[Call, ...] = ()
     error: StreamError | None = None
+    #: The text a producer case's model wrote around its calls, which the parser must hand on as content
+    #: (None for the wire dialects, whose cases do not judge content).
+    content: str | None = None
 
     def __post_init__(self) -> None:
         # Sorting here, once, is what makes two outcomes comparable with ==.
@@ -137,10 +158,13 @@ class Outcome:
         object.__setattr__(self, "calls", ordered)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc: dict[str, Any] = {
             "calls": [c.to_json() for c in self.calls],
             "error": None if self.error is None else self.error.to_json(),
         }
+        if self.content is not None:
+            doc["content"] = self.content
+        return doc
 
     def executable(self) -> tuple[Call, ...]:
         return tuple(c for c in self.calls if c.status == EXECUTABLE)

@@ -1,8 +1,9 @@
 """The end-to-end strategy: tools in, complete cases out, outcome known by construction.
 
-Each wire dialect draws its cases in a module of its own behind one interface
-(:mod:`toolfuzz.strategies.dialects`); this module checks what is asked for
-and hands it to the dialect's module.
+Each dialect draws its cases in a module of its own behind one interface
+(:mod:`toolfuzz.strategies.dialects`): the wire dialects, and the producer
+level's text formats; this module checks what is asked for and hands it to
+the dialect's module.
 """
 
 from __future__ import annotations
@@ -20,16 +21,22 @@ from toolfuzz.strategies.dialects import MODULES
 from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS
 from toolfuzz.strategies.dialects.chat import profile_sets
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
+from toolfuzz.strategies.dialects.text import usable_for
 from toolfuzz.strategies.plans import Drawer, Key
+from toolfuzz.strategies.stage import integer, stage
 from toolfuzz.strategies.usable import usable_tools
-from toolfuzz.vocabulary import DIALECTS, Case, Tool
+from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS, Case, Tool
 
-__all__ = ["cases", "Planner", "profile_sets", "LARGE_ARGUMENTS", "PLAIN_FEATURES"]
+__all__ = ["cases", "Planner", "profile_sets", "LARGE_ARGUMENTS", "PLAIN_FEATURES", "PLAIN_WIRE", "PLAIN_TEXT"]
 
-#: The features of the plainest case, the one every case shrinks toward: one
+#: The features of the plainest wire case, the one every case shrinks toward: one
 #: read, LF framing, the documented shape, a clean [DONE].  A finding's
 #: signature leaves them out (tests/strategies/test_cases.py holds this true).
-PLAIN_FEATURES = frozenset({"done", "lf", "openai", "single-read"})
+PLAIN_WIRE = frozenset({"done", "lf", "openai", "single-read"})
+#: The producer level's: the model's text in one batch (tests/strategies/test_text.py).
+PLAIN_TEXT = frozenset({"single-batch"})
+#: What a signature leaves out, whatever the level.
+PLAIN_FEATURES = PLAIN_WIRE | PLAIN_TEXT
 
 
 def cases(tools: Iterable[Tool] | None = None, profiles: Collection[str] | None = None,
@@ -51,13 +58,17 @@ class Planner:
     ``draw(seed)`` draws a case at random (a few microseconds a decision
     instead of Hypothesis's tens) and keeps its plan in ``case.plan``;
     ``render(plan)`` renders a plan, or an edit of one, again
-    (:mod:`toolfuzz.strategies.plans`).
+    (:mod:`toolfuzz.strategies.plans`).  With several ``dialects`` (the
+    producer level's formats), each case is of one of them, the plan's first
+    decision.
     """
 
     def __init__(self, tools: Iterable[Tool] | None = None, profiles: Collection[str] | None = None,
-                 dialect: str = "openai-chat") -> None:
-        self.dialect = dialect
-        self._module, self._generators, self._allowed = _prepare(tools, profiles, dialect)
+                 dialect: str = "openai-chat", dialects: Collection[str] = ()) -> None:
+        self.dialects = tuple(dialects) or (dialect,)
+        self.dialect = self.dialects[0]
+        tools = None if tools is None else tuple(tools)
+        self._prepared = [_prepare(tools, profiles, d) for d in self.dialects]
 
     def draw(self, seed: int) -> Case:
         return self._run(Drawer(rnd=Random(seed)))
@@ -71,23 +82,40 @@ class Planner:
         return self._run(Drawer(given=plan, rnd=Random(seed), under=under))
 
     def _run(self, drawer: Drawer) -> Case:
-        case = self._module.draw_case(drawer, self._generators, self._allowed)
+        which = _dialect_choice.draw(drawer, len(self._prepared)) if len(self._prepared) > 1 else 0
+        module, generators, allowed = self._prepared[which]
+        case = module.draw_case(drawer, generators, allowed)
         return replace(case, plan=drawer.decisions)
+
+
+@stage
+def _dialect_choice(draw: Any, n: int) -> int:
+    return integer(draw, 0, n - 1)
 
 
 def _prepare(tools: Iterable[Tool] | None, profiles: Collection[str] | None,
              dialect: str) -> tuple[Any, tuple[tuple[Tool, Any], ...], frozenset[str]]:
-    if dialect not in DIALECTS:
-        raise InvalidArgument(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
-    known = DIALECT_PROFILES[dialect]
-    allowed = tuple(known) if profiles is None else tuple(profiles)
-    unknown = [p for p in allowed if p not in known]
-    if unknown or not allowed:
-        raise InvalidArgument(f"unknown profile {unknown[0]!r} for dialect {dialect}" if unknown
-                              else "no profiles given")
+    if dialect not in DIALECTS + TEXT_DIALECTS:
+        raise InvalidArgument(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS + TEXT_DIALECTS)}")
+    if dialect in TEXT_DIALECTS:
+        # A model's text has no call-shape profiles: its format is the shape.
+        if profiles:
+            raise InvalidArgument(f"dialect {dialect} has no call-shape profiles (given: {', '.join(profiles)})")
+        allowed: tuple[str, ...] = ()
+    else:
+        known = DIALECT_PROFILES[dialect]
+        allowed = tuple(known) if profiles is None else tuple(profiles)
+        unknown = [p for p in allowed if p not in known]
+        if unknown or not allowed:
+            raise InvalidArgument(f"unknown profile {unknown[0]!r} for dialect {dialect}" if unknown
+                                  else "no profiles given")
     usable, skipped = usable_tools(bundled_tools() if tools is None else tools)
     if not usable:
         reasons = "; ".join(f"{t.name}: {why}" for t, why in skipped) or "no tools given"
         raise InvalidArgument(f"no tool can generate arguments ({reasons})")
     generators = tuple((t, tool_arguments(t)) for t in usable)
-    return MODULES[dialect], generators, frozenset(allowed)
+    module = MODULES[dialect]
+    if dialect in TEXT_DIALECTS and not usable_for(module.format, generators):
+        raise InvalidArgument(f"dialect {dialect}: no tool has a name the format can write "
+                              f"({', '.join(t.name for t in usable)})")
+    return module, generators, frozenset(allowed)

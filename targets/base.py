@@ -23,6 +23,21 @@ order, one dict each::
      "data": "...",        # the data lines joined with LF
      "id": "7"}            # the last event id; None means "" (never set)
 
+At level ``producer`` a target is a serving engine's tool parser, the other
+side of the wire: it is handed a model's generated text in one format
+(``Target.dialects`` names it, ``text:hermes``) cut into the batches a server
+passes it, ``str`` each, with the request's tools (``takes_request``), and
+returns what the server would send and what it parses from the whole text::
+
+    {"content": "...",     # the streamed content deltas, joined
+     "deltas": [{"index": 0, "id": "call_0", "type": "function",
+                 "function": {"name": "get_weather", "arguments": "{\"loc"}}, ...],
+     "whole": {"content": "...", "calls": [{"name": "...", "arguments": "{...}"}]}}
+
+``deltas`` are the ``delta.tool_calls`` entries of the chat chunks the
+server would stream, in order; the harness assembles them with the
+reference, as any client would.
+
 Raising is an outcome too.  A target is judged only on what it claims
 (:attr:`Target.reports`): a plain function on association, ids, names,
 argument strings and completion; parsing and validation only when claimed.
@@ -44,7 +59,7 @@ from typing import Any, Callable
 
 __all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "Target", "BadReturn"]
 
-LEVELS = ("events", "bytes", "sse", "partial")
+LEVELS = ("events", "bytes", "sse", "partial", "producer")
 
 #: What a plain function is judged on.
 PLAIN_CLAIMS = frozenset({"ids", "names", "completion"})

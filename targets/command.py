@@ -43,7 +43,7 @@ import time
 import weakref
 from typing import Any, BinaryIO
 
-from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS
 from toolfuzz.targets.base import ALL_CLAIMS, BadReturn, LEVELS, PLAIN_CLAIMS, Target
 
 __all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
@@ -168,11 +168,13 @@ class Child:
 
     # -- one case (inside the target call) -----------------------------------
 
-    def __call__(self, arg: Any) -> Any:
+    def __call__(self, arg: Any, tools: Any = (), limits: Any = None) -> Any:
+        """One case; ``tools`` (the request's, for a producer) go with it, ``limits`` do not: the harness keeps
+        its own bounds around the program."""
         if self._proc is None:
             raise ChildDied("the program is not running")
         self.cases += 1
-        request = _request(self.cases, self.level, self.dialect, arg)
+        request = _request(self.cases, self.level, self.dialect, arg, tools)
         waited = self._wait_limit()
         try:
             stale = self._pending()
@@ -191,7 +193,7 @@ class Child:
         if self._buffer:
             self.stop()
             raise BadReturn(f"the program wrote more than one line: {self._buffer[:80]!r} follows its answer")
-        return _answer(line, {"sse": "events", "partial": "value"}.get(self.level, "calls"))
+        return _answer(line, {"sse": "events", "partial": "value", "producer": "produced"}.get(self.level, "calls"))
 
     def _wait_limit(self) -> float:
         # The harness's SIGALRM is the time limit; this only bounds a wait
@@ -296,17 +298,21 @@ def _handshake(line: bytes, default_level: str) -> dict[str, Any]:
     dialects = doc.get("dialects", list(DIALECTS))
     if not isinstance(dialects, list) or not all(isinstance(d, str) for d in dialects):
         raise CommandError("handshake field 'dialects' must be a list of strings")
-    if not set(dialects) & set(DIALECTS):
-        raise CommandError(f"handshake field 'dialects' names none that toolfuzz generates ({', '.join(DIALECTS)})")
+    if not set(dialects) & set(DIALECTS + TEXT_DIALECTS):
+        raise CommandError(f"handshake field 'dialects' names none that toolfuzz generates "
+                           f"({', '.join(DIALECTS + TEXT_DIALECTS)})")
     return {"name": name, "version": version, "level": level, "claims": claims, "dialects": dialects}
 
 
-def _request(number: int, level: str, dialect: str, arg: Any) -> bytes:
+def _request(number: int, level: str, dialect: str, arg: Any, tools: Any = ()) -> bytes:
     doc: dict[str, Any] = {"case": number, "dialect": dialect}
     if level == "events":
         doc["chunks"] = arg
     elif level == "partial":
         doc["text"] = arg
+    elif level == "producer":
+        doc["batches"] = arg
+        doc["tools"] = [{"name": t.name, "parameters": t.parameters} for t in tools]
     else:
         doc["reads"] = [base64.b64encode(r).decode("ascii") for r in arg]
     # ASCII out: a lone surrogate (a chunk may hold one) becomes a \ud8xx escape, which any JSON reader takes.
@@ -373,7 +379,9 @@ def command_target(argv: list[str], *, level: str = "events", summary: str = "",
     """
     child = Child(argv, level=level, handshake_seconds=handshake_seconds)
     hello = child.start()
+    # A producer parses against the request's tools: they go with each case (docs/subprocess.md).
     return Target(name=hello["name"], fn=child, level=hello["level"], reports=frozenset(hello["claims"]),
                   dialects=tuple(hello["dialects"]), version=hello["version"],
+                  takes_request=hello["level"] == "producer",
                   summary=summary or f"{' '.join(argv)} over the subprocess protocol",
                   extra={"prepare": child.prepare, "child": child})

@@ -30,6 +30,9 @@ STRICT = bool(os.environ.get("CI"))
 #: The python of the environment llama-index lives in (it needs openai<3, the other adapters openai>=3);
 #: .ci/run names .venv-llama/bin/python. See tests/targets/adapters/test_llama_index_venv.py.
 LLAMA_PYTHON = os.environ.get("TOOLFUZZ_LLAMA_PYTHON", "")
+#: The python of the environment sglang's parsers live in (sglang pins openai 2.8, and goes in without its
+#: dependencies); .ci/run names .venv-sglang/bin/python. See tests/targets/adapters/test_sglang_venv.py.
+SGLANG_PYTHON = os.environ.get("TOOLFUZZ_SGLANG_PYTHON", "")
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "node-openai"
 #: The Vercel AI SDK's parsePartialJson at level partial (its findings: findings/ai-sdk/).
 PARTIAL_EXAMPLE = EXAMPLE.parent / "node-partial"

@@ -30,3 +30,8 @@ if importlib.util.find_spec("llama_index") is not None or not os.environ.get("TO
     collect_ignore = ["targets/adapters/test_llama_index_venv.py"]
 else:
     collect_ignore = ["targets/adapters/test_llama_index.py"]
+# Likewise sglang, whose parsers live in .venv-sglang (TOOLFUZZ_SGLANG_PYTHON): it pins openai 2.8.
+if importlib.util.find_spec("sglang") is not None or not os.environ.get("TOOLFUZZ_SGLANG_PYTHON"):
+    collect_ignore.append("targets/adapters/test_sglang_venv.py")
+else:
+    collect_ignore.append("targets/adapters/test_sglang.py")

@@ -1,7 +1,9 @@
 """Every fixture under findings/ replays on the reference: the expected outcome, however it was recorded.
 
 And every finding recorded on a library replays on that library, one test per findings/<library>/ folder:
-the npm package's through node, llama-index's with the python of its own environment (TOOLFUZZ_LLAMA_PYTHON).
+the npm package's through node, llama-index's and sglang's with the python of their own environments
+(TOOLFUZZ_LLAMA_PYTHON, TOOLFUZZ_SGLANG_PYTHON). A serving engine's finding is a model's text, not a wire: the
+reference has nothing to assemble there, and its batches are checked to be a text holding every call written.
 A library that is not installed skips its folder, except under CI, where that fails (tests/adapter_checks.py).
 """
 
@@ -19,11 +21,18 @@ from toolfuzz.corpus.replay import Report, fixed_in, load_fixtures, recorded_ver
 from toolfuzz.judge.contestants import resolve
 from toolfuzz.targets import adapters
 from toolfuzz.targets.reference import assemble
-from tests.adapter_checks import LLAMA_PYTHON, PARTIAL_EXAMPLE, node_example, unavailable
+from tests.adapter_checks import LLAMA_PYTHON, PARTIAL_EXAMPLE, SGLANG_PYTHON, node_example, unavailable
+from toolfuzz.vocabulary import text_format
 from tests.paths import ROOT
 
 FINDINGS = ROOT / "findings"
 PATHS = iter_fixture_paths([str(FINDINGS)])
+#: The fixtures of a model's text (the producer level), and those of a wire.
+TEXTS = [p for p in PATHS if text_format(load(p).case.dialect)]
+WIRES = [p for p in PATHS if p not in TEXTS]
+#: The environments of their own, by findings folder: the python that replays it.
+ELSEWHERE = {"llama-index": (LLAMA_PYTHON, "llama_index", "TOOLFUZZ_LLAMA_PYTHON"),
+             "sglang": (SGLANG_PYTHON, "sglang", "TOOLFUZZ_SGLANG_PYTHON")}
 #: The folders of findings recorded on real libraries (not the hand-written seeds nor the self-test mutants).
 LIBRARIES = sorted(p.name for p in FINDINGS.iterdir() if p.is_dir() and not p.name.startswith(("seed", "selftest-")))
 
@@ -32,7 +41,18 @@ def test_there_are_findings_to_replay():
     assert len(PATHS) >= 7
 
 
-@pytest.mark.parametrize("path", PATHS, ids=[str(p.relative_to(FINDINGS)) for p in PATHS])
+@pytest.mark.parametrize("path", TEXTS, ids=[str(p.relative_to(FINDINGS)) for p in TEXTS])
+def test_a_producer_finding_is_its_format_s_text_holding_every_call_written(path):
+    case = load(path).case
+    text = b"".join(case.reads).decode("utf-8")
+    assert case.expected.content is not None and case.events == ()
+    assert case.expected.calls
+    for call in case.expected.calls:
+        assert call.name in text
+        json.loads(call.arguments)  # what the model wrote is one JSON value
+
+
+@pytest.mark.parametrize("path", WIRES, ids=[str(p.relative_to(FINDINGS)) for p in WIRES])
 def test_the_reference_gives_the_expected_outcome(path):
     case = load(path).case
     assert assemble(case.reads, case.tools, case.limits, case.dialect) == case.expected
@@ -101,9 +121,10 @@ def on_node(library: str, names: set[str]) -> list[Replayed]:
     return cells
 
 
-def in_llama_environment(library: str) -> list[Replayed]:
-    """llama-index's findings, replayed by the python of its own environment (it needs openai<3)."""
-    done = subprocess.run([LLAMA_PYTHON, "-m", "toolfuzz", "replay", "--json", str(FINDINGS / library)],
+def in_own_environment(library: str, python: str) -> list[Replayed]:
+    """A library's findings replayed by the python of its own environment (llama-index needs openai<3, sglang
+    pins openai 2.8)."""
+    done = subprocess.run([python, "-m", "toolfuzz", "replay", "--json", str(FINDINGS / library)],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr  # 1 would be a divergence nobody recorded
     report = json.loads(done.stdout)
@@ -117,11 +138,12 @@ def elsewhere(library: str, names: set[str]) -> list[Replayed]:
     """Replay the cells the main replay skipped, where those targets are; skip or fail (under CI) without them."""
     if library in ("openai-node", "ai-sdk"):
         return on_node(library, names)
-    if library == "llama-index" and LLAMA_PYTHON and importlib.util.find_spec("llama_index") is None:
-        return in_llama_environment(library)
+    python, module, variable = ELSEWHERE.get(library, ("", "", ""))
+    if python and importlib.util.find_spec(module) is None:
+        return in_own_environment(library, python)
     why = {n: w for n, _, w in adapters.status() if n in names and w != "installed"}
-    if library == "llama-index":
-        why = {n: f"{w}, or name the python of its environment in TOOLFUZZ_LLAMA_PYTHON" for n, w in why.items()}
+    if variable:
+        why = {n: f"{w}, or name the python of its environment in {variable}" for n, w in why.items()}
     unavailable("; ".join(f"{n}: {w}" for n, w in sorted(why.items())) or f"{sorted(names)} did not run")
 
 

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from toolfuzz.errors import UsageError
-from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS
 
 if TYPE_CHECKING:
     from toolfuzz.targets.base import Target
@@ -60,15 +60,21 @@ def add_target_options(p: argparse.ArgumentParser, default_targets: str) -> None
     p.add_argument("--level", choices=LEVELS, default="events",
                    help="what a plain-function target is handed and returns: parsed chunks in, calls out (events); "
                    "network reads in, calls out (bytes); network reads in, SSE events out (sse); one prefix of an "
-                   "argument text in, the value it shows out (partial); see docs/levels.md")
+                   "argument text in, the value it shows out (partial); a model's text in batches in, what a server "
+                   "streams and parses out (producer: serving engines' tool parsers); see docs/levels.md")
     p.add_argument("--timeout", type=positive_seconds, default=5.0, metavar="DURATION",
                    help="time limit per case per target, in seconds or like 1m (default 5 s)")
 
 
-def add_dialect_option(p: argparse.ArgumentParser, what: str, default: str | None = "openai-chat") -> None:
-    """``--dialect``, the same for every command: ``what`` says what it chooses in this command."""
-    p.add_argument("--dialect", choices=DIALECTS, default=default,
-                   help=f"{what} (one of {', '.join(DIALECTS)}; default {default or 'every dialect'}; "
+def add_dialect_option(p: argparse.ArgumentParser, what: str, default: str | None = "openai-chat",
+                       text: bool = False) -> None:
+    """``--dialect``, the same for every command: ``what`` says what it chooses in this command; with ``text``,
+    the producer level's formats too."""
+    choices = DIALECTS + TEXT_DIALECTS if text else DIALECTS
+    more = f"; at --level producer, one of {', '.join(TEXT_DIALECTS)} (default: every format its targets read)" \
+        if text else ""
+    p.add_argument("--dialect", choices=choices, default=default, metavar="DIALECT",
+                   help=f"{what} (one of {', '.join(DIALECTS)}; default {default or 'every dialect'}{more}; "
                    "see docs/dialects.md)")
 
 
@@ -96,6 +102,10 @@ def targets_for(specs: list[str], level: str, dialect: str) -> list[Target]:
     """
     from toolfuzz.judge.contestants import default_targets, resolve
 
+    if level == "producer":
+        return _producers(specs, dialect)
+    if dialect in TEXT_DIALECTS:
+        raise UsageError(f"--dialect {dialect} is a model's text: it goes with --level producer")
     if not specs:
         return [t for t in default_targets() if dialect in t.dialects]
     out: list[Target] = []
@@ -111,3 +121,32 @@ def targets_for(specs: list[str], level: str, dialect: str) -> list[Target]:
                 raise UsageError(f"--target {spec}: a target named {t.name!r} is already in this run")
             out.append(t)
     return out
+
+
+def _producers(specs: list[str], dialect: str) -> list[Target]:
+    """The producer targets of ``specs`` (none given: every one here or in a built-in environment that exists),
+    those reading ``dialect`` when it is a format."""
+    from toolfuzz.judge.contestants import default_producers, resolve
+
+    specs = specs or default_producers()
+    out: list[Target] = []
+    for spec in specs:
+        for t in resolve(spec, "producer"):
+            if t.level != "producer":
+                raise UsageError(f"--target {spec}: {t.name} is a target at level {t.level}, not a serving engine's "
+                                 f"parser (--level producer)")
+            if dialect in TEXT_DIALECTS and dialect not in t.dialects:
+                continue
+            if t.name in {x.name for x in out}:
+                raise UsageError(f"--target {spec}: a target named {t.name!r} is already in this run")
+            out.append(t)
+    if not out:
+        raise UsageError(f"no target of those given reads {dialect} (--level producer)")
+    return out
+
+
+def producer_dialects(targets: list[Target], dialect: str) -> tuple[str, ...]:
+    """The formats a producer run draws its cases in: ``dialect`` when it is one, else every one its targets read."""
+    if dialect in TEXT_DIALECTS:
+        return (dialect,)
+    return tuple(d for d in TEXT_DIALECTS if any(d in t.dialects for t in targets))

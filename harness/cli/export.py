@@ -15,6 +15,7 @@ from toolfuzz.outputs.export import FORMATS, PYTEST_MODULE, pytest_module, rende
 from toolfuzz.corpus.fixtures import write_atomic
 from toolfuzz.corpus.replay import load_fixtures
 from toolfuzz.targets.base import LEVELS
+from toolfuzz.vocabulary import text_format
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,6 +43,11 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out}: not a folder")
     fixtures = load_fixtures(args.fixtures)
+    texts = [str(loaded.path) for loaded in fixtures if text_format(loaded.fixture.case.dialect) is not None]
+    if texts or args.level == "producer":
+        # Before anything is written: an export is every fixture or none.
+        raise UsageError(f"{texts[0] if texts else '--level producer'}: a model's text (the producer level); export "
+                         f"writes wires for assemblers: replay it with `toolfuzz replay` where its parser is")
     taken: set[str] = set()
     files: list[tuple[Path, bytes]] = []
     for loaded in fixtures:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from toolfuzz.cli.arguments import add_dialect_option, add_target_options, positive_int, positive_seconds, \
-    targets_for
+    producer_dialects, targets_for
 from toolfuzz.cli.arguments import memory_size
 from toolfuzz.corpus.findings import FindingWriter
 from toolfuzz.corpus.fixtures import write_atomic
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "of a known root cause are counted as its hits. Exit 0 when nothing diverged, 1 when something "
         "did, 2 for a usage or input error.")
     add_target_options(p, "every installed built-in target")
-    add_dialect_option(p, "the wire dialect to generate; only targets that support it run")
+    add_dialect_option(p, "the wire dialect to generate; only targets that support it run", text=True)
     p.add_argument("--profile", action="append", default=None, metavar="NAME",
                    help="restrict call shapes to this profile (repeatable; see toolfuzz profiles)")
     p.add_argument("--tools", metavar="FILE", help="tool schemas to generate from (default: the bundled corpus)")
@@ -72,9 +72,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     targets = targets_for(args.target, args.level, args.dialect)
+    # A producer run names its targets to each worker, the environments' included; it draws in their formats.
+    specs = tuple(args.target) or (tuple(t.name for t in targets) if args.level == "producer" else ())
+    dialects = producer_dialects(targets, args.dialect) if args.level == "producer" else ()
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     config = RunConfig(
-        targets=tuple(targets), specs=tuple(args.target), level=args.level, dialect=args.dialect,
+        targets=tuple(targets), specs=specs, level=args.level, dialect=args.dialect, dialects=dialects,
         profiles=tuple(args.profile) if args.profile else None, tools=args.tools, max_examples=args.max_examples or UNLIMITED,
         budget=args.budget, seed=seed, timeout=args.timeout, workers=args.workers,
         shard=parse_shard(args.shard) if args.shard else None, memory_cap=args.memory_cap or None,
@@ -95,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     with stop_on_signals() as stopping:
         stats = execute(config, emit, stopping)
     saved = writer.saved
-    results = summary(targets, saved, stats, seed, DIALECT_PROFILES[args.dialect])
+    results = summary(targets, saved, stats, seed, {} if dialects else DIALECT_PROFILES[args.dialect])
     if args.json:
         json.dump(results, sys.stdout, indent=2)
         sys.stdout.write("\n")

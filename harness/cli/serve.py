@@ -18,7 +18,7 @@ from toolfuzz.errors import UsageError
 from toolfuzz.judge.contestants import resolve
 from toolfuzz.judge.sandbox import Observation, observe
 from toolfuzz.targets.command import PROTOCOL
-from toolfuzz.vocabulary import Case, Outcome
+from toolfuzz.vocabulary import Case, Outcome, Tool
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     (target,) = resolve(args.target)
-    if target.takes_request:
+    if target.takes_request and target.level != "producer":
         raise UsageError(f"{args.target} needs the case's tools and limits, which the protocol does not carry")
     out = sys.stdout.buffer
     _write(out, {"protocol": PROTOCOL, "name": target.name, "version": target.version, "level": target.level,
@@ -60,6 +60,14 @@ def _answer(target: Any, line: str) -> dict[str, Any]:
             seen = observe(target, Case(reads=(), expected=Outcome(), dialect=dialect), timeout=0,
                            prefixes=[(0, len(text), text)])
             return _as_answer(seen, target)
+        if target.level == "producer":
+            # The batches as text, and the request's tools, which a parser reads the calls against.
+            batches, tools = request["batches"], request["tools"]
+            if not isinstance(batches, list) or not all(isinstance(b, str) for b in batches):
+                raise TypeError("batches must be a list of strings")
+            case = Case(reads=tuple(b.encode("utf-8", "surrogatepass") for b in batches), expected=Outcome(),
+                        dialect=dialect, tools=tuple(Tool(t["name"], t["parameters"]) for t in tools))
+            return _as_answer(observe(target, case, None, timeout=0), target, produced=True)
         if target.level == "events":
             payloads = [json.dumps(c, separators=(",", ":")).encode("utf-8", "surrogatepass")
                         for c in request["chunks"]]
@@ -74,7 +82,7 @@ def _answer(target: Any, line: str) -> dict[str, Any]:
     return _as_answer(observe(target, case, payloads, timeout=0), target)
 
 
-def _as_answer(seen: Observation, target: Any) -> dict[str, Any]:
+def _as_answer(seen: Observation, target: Any, produced: bool = False) -> dict[str, Any]:
     # What only the near side can tell apart (a blocked action, a bad return) comes back as a raise of its own
     # type: the protocol has no other way to say it.
     what = (f"BadReturn: {seen.bad_return}" if seen.bad_return else f"TargetBlocked: {seen.blocked}" if seen.blocked
@@ -90,6 +98,8 @@ def _as_answer(seen: Observation, target: Any) -> dict[str, Any]:
         return {"value": shown.value}
     if seen.events is not None:
         return {"events": [{"event": e.event, "data": e.data, "id": e.id} for e in seen.events]}
+    if produced:
+        return {"produced": seen.produced}
     answer: dict[str, Any] = {"calls": [c.to_json() for c in seen.calls]}
     if "errors" in target.reports:
         answer["stream_error"] = seen.error

@@ -2,7 +2,9 @@
 
 The reads in order, what each one completed (SSE events, calls opened,
 argument fragments, finishes), then the expected outcome call by call, and
-whether the reference agrees with it.
+whether the reference agrees with it.  A producer fixture (a model's text)
+shows its batches, the calls and content the model wrote, and what each
+parser streamed and parsed from the whole text.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import sys
 
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.prefixes import texts_of
-from toolfuzz.vocabulary import Case
+from toolfuzz.vocabulary import Case, text_format
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.fixtures import Fixture, FixtureError, load
 from toolfuzz.targets.reference import ASSEMBLERS
@@ -48,6 +50,8 @@ def render(fixture: Fixture) -> str:
         lines.append(f"statement: {' '.join(fixture.statement.split())}")
     if case.tools:
         lines.append("tools: " + ", ".join(t.name for t in case.tools))
+    if text_format(case.dialect) is not None:
+        return "\n".join(lines + _producer(fixture)) + "\n"
     wire = case.wire
     lines.append(f"wire: {len(wire)} bytes in {len(case.reads)} read{'s' if len(case.reads) != 1 else ''}")
     lines.append("")
@@ -83,6 +87,29 @@ def render(fixture: Fixture) -> str:
         lines.extend(_prefixes(case, seen))
     lines.extend(_events(fixture))
     return "\n".join(lines) + "\n"
+
+
+def _producer(fixture: Fixture) -> list[str]:
+    """A model's text in its batches, what it wrote, and what each parser made of it."""
+    case = fixture.case
+    text = case.wire.decode("utf-8", "surrogatepass")
+    lines = [f"text: {len(text)} characters in {len(case.reads)} batch{'es' if len(case.reads) != 1 else ''}", ""]
+    lines += [f"batch {n}  {read.decode('utf-8', 'surrogatepass')!r}" for n, read in enumerate(case.reads, 1)]
+    lines += ["", "the model wrote:"]
+    lines += [f"  call {c.index}  {c.name}  {c.arguments[:400]!r}" for c in case.expected.calls]
+    lines.append(f"  content: {case.expected.content!r}")
+    for target, seen in sorted(fixture.observed.items()):
+        lines += ["", f"{target}: {seen.get('verdict', 'recorded')}" + (f", {seen['kind']}: {seen.get('detail', '')}"
+                                                                        if seen.get("kind") else "")]
+        observation = seen.get("observation") if isinstance(seen.get("observation"), dict) else {}
+        for name, part in (("streamed", observation), ("whole text", observation.get("whole") or {})):
+            calls = part.get("calls") if isinstance(part, dict) else None
+            if not isinstance(calls, list):
+                continue
+            lines.append(f"  {name}: " + ("; ".join(f"{c.get('index', k)} {c.get('name')} {str(c.get('arguments'))[:80]!r}"
+                                                     for k, c in enumerate(calls) if isinstance(c, dict)) or "no calls"))
+            lines.append(f"    content: {part.get('content')!r}")
+    return lines
 
 
 #: At most this many prefix answers are shown per target.

@@ -36,7 +36,7 @@ def here() -> list[dict[str, Any]]:
             for t in targets.values()]
     # Adapters whose library is missing (or does not import): listed so that
     # nobody wonders where they went, with what to install.
-    rows += [{"name": name, "level": "-", "version": version, "claims": [], "installed": False,
+    rows += [{"name": name, "level": adapters.level_of(name) or "-", "version": version, "claims": [], "installed": False,
               "verified": verified.get(name) or "-", "library": True, "what": why}
              for name, version, why in status if name not in targets]
     return rows

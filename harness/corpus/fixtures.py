@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolfuzz.vocabulary import DIALECTS, STATUSES, Call, Case, Limits, Outcome, SSEEvent, StreamError, Tool, version_key
+from toolfuzz.vocabulary import DIALECTS, STATUSES, TEXT_DIALECTS, Call, Case, Limits, Outcome, SSEEvent, StreamError, Tool, version_key
 
 __all__ = [
     "FORMAT",
@@ -268,8 +268,9 @@ class _Reader:
         name = self.get(doc, "name", str, "", "a string")
         description = self.get(doc, "description", str, "", "a string", "")
         dialect = self.get(doc, "dialect", str, "", "a string", "openai-chat")
-        if dialect not in DIALECTS:
-            raise self.fail("dialect", f"must be one of {', '.join(DIALECTS)}, not {_short(dialect)!r}")
+        if dialect not in DIALECTS + TEXT_DIALECTS:
+            raise self.fail("dialect", f"must be one of {', '.join(DIALECTS + TEXT_DIALECTS)}, not "
+                                       f"{_short(dialect)!r}")
         features = self.get(doc, "features", list, "", "a list of strings", [])
         for i, f in enumerate(features):
             self.typed(f, str, f"features[{i}]", "a string")
@@ -396,7 +397,8 @@ class _Reader:
             e = self.get(obj, "error", dict, path, "an object or null")
             error = StreamError(code=self.get(e, "code", str, ep, "a string"),
                                 message=self.get(e, "message", str, ep, "a string", ""))
-        return Outcome(calls=tuple(calls), error=error)
+        content = self.get(obj, "content", (str, type(None)), path, "a string or null", None)
+        return Outcome(calls=tuple(calls), error=error, content=content)
 
 
     def cuts(self, call: dict[str, Any], path: str, length: int) -> tuple[int, ...]:

@@ -40,7 +40,7 @@ from toolfuzz.judge.sandbox import chunks_of, observe
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.reference import ASSEMBLERS
 from toolfuzz.targets.registry import REFERENCE, REFERENCE_SSE, builtin_targets
-from toolfuzz.vocabulary import Case
+from toolfuzz.vocabulary import Case, text_format
 
 __all__ = ["VERDICTS", "Loaded", "Cell", "Report", "load_fixtures", "replay", "state_of"]
 
@@ -208,7 +208,9 @@ def _check(path: Path, fixture: Fixture) -> None:
         # Also imports whatever schema validation needs now, before any target
         # runs under the audit hook that refuses writes (a first import may
         # write a bytecode cache).
-        ASSEMBLERS[fixture.case.dialect](fixture.case.tools, fixture.case.limits, events=False)
+        # A model's text has no assembler of its own; its tools are compiled all the same.
+        dialect = "openai-chat" if text_format(fixture.case.dialect) else fixture.case.dialect
+        ASSEMBLERS[dialect](fixture.case.tools, fixture.case.limits, events=False)
     except ValueError as e:
         raise FixtureError(str(path), "tools", str(e)) from None
     for target, entry in fixture.observed.items():
@@ -350,6 +352,10 @@ def _reference_cell(loaded: Loaded, timeout: float) -> Cell:
     recorded events, when there are any.
     """
     case = loaded.fixture.case
+    if text_format(case.dialect) is not None:
+        # A model's text, not a wire: there is nothing for the reference to assemble but the producer's deltas,
+        # which it assembles in every producer's own cell (toolfuzz.judge.producer).
+        return _cell(loaded, REFERENCE_NAME, [], 0.0)
     observation = observe(REFERENCE, case, None, timeout)
     divergences = compare(case.expected, observation, REFERENCE)
     if case.events is not None:

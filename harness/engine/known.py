@@ -43,6 +43,7 @@ from typing import Iterable, Iterator
 
 from toolfuzz.engine.events import Finding, Stats, signature_of
 from toolfuzz.judge.compare_partial import PARTIAL_KINDS
+from toolfuzz.judge.compare_producer import OWN_RULES
 
 __all__ = ["Known", "Root", "SHARED_FRAMES", "PER_TARGET", "depths"]
 
@@ -55,8 +56,9 @@ PER_TARGET = frozenset({"timed_out", "hang", "memory"})
 #: Kinds told apart by what the target did, not by the calls it gave: never a variant of another kind, nor
 #: another kind a variant of theirs (raises are variants of raises, see Known.variant_of).  The partial
 #: level's kinds are each a rule of the contract of their own, which a parser keeps or breaks apart from
-#: the others: one it breaks everywhere must not swallow the rarer ones as its variants.
-_APART = PER_TARGET | {"raised", "crash", "blocked_action", "bad_return"} | set(PARTIAL_KINDS)
+#: the others: one it breaks everywhere must not swallow the rarer ones as its variants; so are the producer
+#: level's rules for content and for the whole-text parse, beside its rule for the streamed calls.
+_APART = PER_TARGET | {"raised", "crash", "blocked_action", "bad_return"} | set(PARTIAL_KINDS) | OWN_RULES
 #: Kinds whose crash state clusters them alone, whatever the case's features.
 _BY_STATE = frozenset({"raised", "raised_on_prefix"})
 

@@ -33,15 +33,24 @@ from toolfuzz.strategies.reduce import apply, edits, lowerings, redraws, swaps
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import Case
 
-__all__ = ["Reduced", "reduce", "same_divergence", "MAX_PROBES", "RENDER_WORK"]
+__all__ = ["Reduced", "reduce", "same_divergence", "MAX_PROBES", "RENDER_WORK", "EVERY_KIND", "work_of"]
 
 #: Probes one reduction may make at most: a few sweeps over a plan of a hundred decisions.
 MAX_PROBES = 1500
 #: What rendering a case costs, in payloads fed to a target (a render takes about as long as a library
 #: spends on twenty chunks): a probe and a generated case both pay it once.
 RENDER_WORK = 20
+#: The levels whose every kind on a case is reported: each kind a rule of its own (the partial level's), or
+#: one of three (the producer level's streamed calls, content and whole-text parse).
+EVERY_KIND = frozenset({"partial", "producer"})
 #: Decisions a plan may have left for the costly last pass (redraws) to be tried on it.
 _SMALL_PLAN = 8
+
+
+def work_of(case: Case, payloads: list[bytes]) -> int:
+    """What a target's time on ``case`` grows with: the payloads it is fed, or a producer case's batches (its
+    reads: a model's text has no events)."""
+    return len(payloads) or len(case.reads)
 
 
 @dataclass(frozen=True)
@@ -85,15 +94,18 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
         """What ``target`` shows on ``smaller``: its observation, the divergences like the one being
         reduced, and the work it cost."""
         payloads = chunks_of(smaller)
+        if smaller.dialect != case.dialect:
+            # An edit of the decision that picks a producer case's format: the target reads one format.
+            return best.observation, [], RENDER_WORK
         if target.level == "partial" and _texts(smaller) == _texts(best.case):
             seen = best.observation  # a partial parser sees only the texts and where they are cut
         else:
             seen = observe(target, smaller, payloads, timeout)
         found = compare(smaller.expected, seen, target, expected_events(smaller))
-        # At level partial every kind a case shows is reported (each is a rule of its own), so the one
-        # being reduced need not come first.
-        same = [f for f in (found if target.level == "partial" else found[:1]) if same_divergence(f, divergence)]
-        return seen, same, len(payloads) + RENDER_WORK
+        # At levels partial and producer every kind a case shows is reported (each is a rule of its own), so
+        # the one being reduced need not come first.
+        same = [f for f in (found if target.level in EVERY_KIND else found[:1]) if same_divergence(f, divergence)]
+        return seen, same, work_of(smaller, payloads) + RENDER_WORK
 
     best = Reduced(case, observation, divergence, 0, False)
     plan = case.plan

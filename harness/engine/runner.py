@@ -50,6 +50,8 @@ class RunConfig:
     database: str | None = None
     #: Whether each rewrite of the tool file's schemas is said, rather than their count by kind.
     verbose: bool = False
+    #: The producer level's formats (text dialects) its cases are drawn in; () for a run in one wire dialect.
+    dialects: tuple[str, ...] = ()
 
 
 def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> Stats:
@@ -57,7 +59,8 @@ def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> 
     stopping = stopping or Stopping()
     names = [t.name for t in config.targets]
     # Built before anything runs, so that a bad tool file or profile is a usage error, not a dead worker.
-    planner = cases_for(config.tools, config.profiles, config.dialect, lambda text: emit(Note(text)), config.verbose)
+    planner = cases_for(config.tools, config.profiles, config.dialect, lambda text: emit(Note(text)), config.verbose,
+                        config.dialects)
     # Opened before anything runs, so that a store that cannot be reached is a usage error.
     store = open_database(config.database, namespace_for(names, config.profiles))
     emit(Started(tuple(names), config.seed, config.max_examples, config.budget, config.workers))
@@ -66,7 +69,8 @@ def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> 
                           seed=config.seed, timeout=config.timeout, emit=emit, plain=PLAIN_FEATURES,
                           database=store, stop=stopping.is_set)
     else:
-        profiles = list(config.profiles or DIALECT_PROFILES[config.dialect])
+        # A producer run has no profiles: its units split by target alone, under one unnamed profile.
+        profiles = list(config.profiles or (DIALECT_PROFILES[config.dialect] if not config.dialects else [""]))
         units = units_for(names, profiles, config.shard, bool(config.profiles))
         supervisor = Supervisor(config, units, plain=PLAIN_FEATURES, emit=emit)
         stopping.then(supervisor.stop)

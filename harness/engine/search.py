@@ -53,7 +53,7 @@ from typing import Callable
 from toolfuzz.engine.database import SeedStore
 from toolfuzz.engine.events import Emit, Finding, Found, Progress, Stats
 from toolfuzz.engine.known import Known, depths
-from toolfuzz.engine.reduction import RENDER_WORK, reduce
+from toolfuzz.engine.reduction import EVERY_KIND, RENDER_WORK, reduce, work_of
 from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
@@ -184,14 +184,14 @@ def search(
                 if case.dialect not in target.dialects or done:
                     continue  # a target runs only on the dialects it lists
                 stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
-                stats.work += len(payloads) + 1
+                stats.work += work_of(case, payloads) + 1
                 observation = observe(target, case, payloads, timeout)
                 stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + observation.seconds
                 # One report a case and target: the first kind (compare's order puts the gravest first).
                 # The others on the same case are that mistake seen from another side, as often as not;
-                # at level partial each kind is a rule of its own, and each is reported.
+                # at levels partial and producer each kind is a rule of its own, and each is reported.
                 found = compare(case.expected, observation, target, events)
-                for divergence in found if target.level == "partial" else found[:1]:
+                for divergence in found if target.level in EVERY_KIND else found[:1]:
                     met = Finding(target, divergence, case, observation, plain, seed)
                     hit = known.explain(met)
                     if hit is not None:

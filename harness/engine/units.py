@@ -14,7 +14,7 @@ the same arguments give every job the same split.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from hypothesis.errors import InvalidArgument
 
@@ -34,15 +34,19 @@ class Unit:
 
 
 def cases_for(tools: str | None, profiles: tuple[str, ...] | None, dialect: str | None,
-              say: Callable[[str], None] = lambda text: None, verbose: bool = False) -> Planner:
-    """The planner of ``profiles``' cases for a tool file (None: the bundled tools) and a dialect (None: chat).
+              say: Callable[[str], None] = lambda text: None, verbose: bool = False,
+              dialects: tuple[str, ...] = ()) -> Planner:
+    """The planner of ``profiles``' cases for a tool file (None: the bundled tools) and a dialect (None: chat),
+    or with ``dialects`` (the producer level's formats), of those, a case each in one of them.
 
     A tool file that cannot be used, or profiles the dialect does not have, are a UsageError:
     the same for the run's own process and for each worker.
     """
     loaded = strategies.resolve_tools(tools, say, verbose) if tools else None
     # --dialect is passed on only when it is set: the strategies' own default stands otherwise.
-    dialect_option = {"dialect": dialect} if dialect else {}
+    dialect_option: dict[str, Any] = {"dialects": dialects} if dialects else {"dialect": dialect} if dialect else {}
+    if dialects:
+        profiles = None  # a model's text has no call-shape profiles; a shard's unit of them names none
     try:
         return Planner(tools=loaded, profiles=list(profiles) if profiles else None, **dialect_option)
     except InvalidArgument as e:

@@ -72,6 +72,8 @@ class WorkerConfig:
     database: str | None
     #: Root causes found before this worker started (by others, or by its own earlier life).
     known: tuple[Root, ...] = ()
+    #: The producer level's formats, when the run draws in those (RunConfig.dialects).
+    dialects: tuple[str, ...] = ()
 
 
 class _Stop:
@@ -97,7 +99,8 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
     signal.signal(signal.SIGINT, request_stop)
     try:
         targets = _targets(config, current, since)
-        drawn = {unit: cases_for(config.tools, unit.profiles, config.dialect) for unit in config.units}
+        drawn = {unit: cases_for(config.tools, unit.profiles, config.dialect, dialects=config.dialects)
+                 for unit in config.units}
         if config.memory_cap:
             # After the imports: the cap is for what targets allocate, not for loading the harness.
             resource.setrlimit(resource.RLIMIT_AS, (config.memory_cap, config.memory_cap))

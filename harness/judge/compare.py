@@ -24,8 +24,10 @@ from typing import Any
 
 from toolfuzz.judge.compare_events import SSE_KINDS, compare_events
 from toolfuzz.judge.compare_partial import PARTIAL_KINDS, compare_partial
+from toolfuzz.judge.compare_producer import PRODUCER_KINDS, compare_producer
+from toolfuzz.strategies.markup import FORMATS
 from toolfuzz.judge.prefixes import texts_of
-from toolfuzz.vocabulary import INCOMPLETE, Call, Outcome, SSEEvent
+from toolfuzz.vocabulary import INCOMPLETE, Call, Outcome, SSEEvent, text_format
 from toolfuzz.judge.sandbox import Observation, ObservedCall
 from toolfuzz.targets.base import Target
 
@@ -57,6 +59,8 @@ KINDS = {
     **SSE_KINDS,
     # The partial level (harness/judge/compare_partial.py): partial parsers judged on every prefix.
     **PARTIAL_KINDS,
+    # The producer level (harness/judge/compare_producer.py): serving engines' parsers of a model's text.
+    **PRODUCER_KINDS,
 }
 _ORDER = {k: i for i, k in enumerate(KINDS)}
 
@@ -85,7 +89,7 @@ def compare(expected: Outcome, observation: Observation, target: Target,
         # user could run, so it is not a divergence; raising on a stream that finished a call is.
         # A decoder is judged on its events, so a raise at level sse always counts; at level partial a raise
         # is each prefix's own answer, and one for the whole case (a program that would not restart) counts.
-        if target.level in ("sse", "partial") or expected.executable():
+        if target.level in ("sse", "partial", "producer") or expected.executable():
             return [Divergence("raised", observation.raised,
                                observation.crash_state or _type_of(observation.raised))]
         return []
@@ -96,6 +100,13 @@ def compare(expected: Outcome, observation: Observation, target: Target,
             raise ValueError(f"target {target.name!r} is at level partial: its observation has no prefixes")
         return [Divergence(k, d, s) for k, d, s in
                 compare_partial(texts_of(expected), observation.prefixes, "exact-numbers" in target.reports)]
+    if target.level == "producer":
+        if observation.whole is None:
+            raise ValueError(f"target {target.name!r} is at level producer: its observation has no whole-text parse")
+        fmt = FORMATS.get(text_format(target.dialects[0]) or "")
+        return [Divergence(k, d) for k, d in compare_producer(
+            expected, observation.calls, observation.content or "", observation.whole, observation.whole_content or "",
+            fmt.specials if fmt is not None else ())]
     if target.level == "sse":
         if events is None or observation.events is None:
             raise ValueError(f"target {target.name!r} is at level sse: compare needs the expected events")

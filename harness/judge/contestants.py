@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz.errors import UsageError
-from toolfuzz.vocabulary import DIALECTS
+from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS
 from toolfuzz.targets.base import LEVELS, PARTIAL_CLAIMS, PLAIN_CLAIMS, Target
 from toolfuzz.judge import environments
 from toolfuzz.targets import adapters
@@ -38,12 +38,26 @@ from toolfuzz.targets.command import CommandError, command_target
 from toolfuzz.targets.registry import builtin_targets
 from toolfuzz.targets.selftest import SELFTEST
 
-__all__ = ["resolve", "resolve_all", "default_targets"]
+__all__ = ["resolve", "resolve_all", "default_targets", "default_producers"]
 
 
 def default_targets() -> list[Target]:
     """What ``toolfuzz run`` runs with no ``--target``: every built-in target that is installed."""
     return list(builtin_targets().values())
+
+
+def default_producers() -> list[str]:
+    """What ``toolfuzz run --level producer`` runs with no ``--target``: every producer target installed here,
+    and every one of an adapter whose built-in environment has been made (``TARGET@NAME``)."""
+    here = [t.name for t in builtin_targets().values() if t.level == "producer"]
+    made = {env.name for env in environments.listed()}
+    elsewhere = [f"{name}@{a.environment}" for a in adapters.KNOWN if a.environment in made
+                 for name in a.names if name not in here]
+    if not here and not elsewhere:
+        recipes = sorted({a.environment for a in adapters.KNOWN if a.environment})
+        raise UsageError("no serving engine's parser here: make one's environment first ("
+                         + "; ".join(f"toolfuzz env add {r}" for r in recipes) + "), or name --target")
+    return here + elsewhere
 
 
 def resolve_all(specs: list[str], level: str = "events") -> list[Target]:
@@ -101,7 +115,11 @@ def resolve(spec: str, level: str = "events") -> list[Target]:
 def plain_target(fn: Any, name: str, level: str, version: str = "") -> Target:
     """A plain function as a target of ``level``: judged on the plain claims (a partial parser on the partial
     ones), in every dialect."""
-    # A plain function is handed whatever the run's dialect gives (docs/dialects.md): it runs in every one.
+    # A plain function is handed whatever the run's dialect gives (docs/dialects.md): it runs in every one; a
+    # parser at level producer reads the formats --dialect names (all, unless one is named), with the tools.
+    if level == "producer":
+        return Target(name=name, fn=fn, level=level, version=version, summary=(fn.__doc__ or "").strip()[:80],
+                      dialects=TEXT_DIALECTS, reports=frozenset({"ids", "names"}), takes_request=True)
     return Target(name=name, fn=fn, level=level, version=version, summary=(fn.__doc__ or "").strip()[:80],
                   dialects=DIALECTS, reports=PARTIAL_CLAIMS if level == "partial" else PLAIN_CLAIMS)
 

@@ -35,11 +35,17 @@ from toolfuzz.targets.command import command_target
 __all__ = ["Environment", "root", "add", "ensure", "remove", "listed", "find", "split_spec", "RECIPES",
            "requirements_for", "source_folder", "name_for", "HANDSHAKE_SECONDS"]
 
-#: Environments a name alone makes: what cannot be a plain extra of toolfuzz's own environment.
+#: Environments a name alone makes: what cannot be a plain extra of toolfuzz's own environment.  A requirement
+#: after ``--no-deps`` is installed without its dependencies, in a step of its own.
 RECIPES: dict[str, tuple[str, ...]] = {
     # llama-index-llms-openai requires openai<3, the other adapters openai>=3.
     "llama-index": ("llama-index-llms-openai>=0.4",),
+    # sglang's tool parsers (the sglang-* producer targets).  Its metadata asks for torch, triton and a serving
+    # stack its parsers never import, and pins openai 2.8: the parsers' own imports, and the package alone.
+    "sglang": ("pydantic", "orjson", "partial-json-parser", "msgspec", "regex", "openai==2.8.0",
+               "--no-deps", "sglang==0.5.23"),
 }
+_NO_DEPS = "--no-deps"
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: How long a served target may take to say hello: it imports its library first, and the first time in a new
@@ -152,12 +158,15 @@ def add(name: str, requirements: list[str], say: Callable[[str], None] = lambda 
     folder.parent.mkdir(parents=True, exist_ok=True)
     toolfuzz = _toolfuzz_install()
     uv = shutil.which("uv")
-    steps = ([[uv, "venv", "--quiet", "--python", sys.executable, str(folder)],
-              [uv, "pip", "install", "--quiet", "--python", str(folder / "bin" / "python"), *toolfuzz, *requirements]]
-             if uv else
-             [[sys.executable, "-m", "venv", str(folder)],
-              [str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-               *toolfuzz, *requirements]])
+    cut = requirements.index(_NO_DEPS) if _NO_DEPS in requirements else len(requirements)
+    plain, bare = requirements[:cut], requirements[cut + 1:]
+    install = ([uv, "pip", "install", "--quiet", "--python", str(folder / "bin" / "python")] if uv else
+               [str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+    steps = [[uv, "venv", "--quiet", "--python", sys.executable, str(folder)] if uv else
+             [sys.executable, "-m", "venv", str(folder)],
+             [*install, *toolfuzz, *plain]]
+    if bare:
+        steps.append([*install, "--no-deps", *bare])
     say(f"making {folder} with {'uv' if uv else 'venv and pip'}: toolfuzz from {' '.join(toolfuzz)}"
         + (f", {' '.join(requirements)}" if requirements else ""))
     for argv in steps:

@@ -32,6 +32,7 @@ from toolfuzz.vocabulary import END_OF_STREAM, ERROR_CODES, STATUSES, Case, SSEE
 from toolfuzz.targets.base import BadReturn, Target
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.prefixes import texts_of
+from toolfuzz.judge.producer import answer_of, assembled
 
 __all__ = ["ObservedCall", "PrefixAnswer", "Observation", "observe", "chunks_of", "parse_chunks", "crash_state", "TargetBlocked",
            "BadReturn"]
@@ -96,6 +97,14 @@ class Observation:
     crash_state: str | None = None
     #: A partial-level target's answer for each prefix it was handed (None for the other levels).
     prefixes: tuple[PrefixAnswer, ...] | None = None
+    #: A producer-level target's streamed content, and what it parsed from the whole text (None for the
+    #: other levels); its ``calls`` are its streamed deltas as the reference assembles them.
+    content: str | None = None
+    whole: tuple[ObservedCall, ...] | None = None
+    whole_content: str | None = None
+    #: A producer's answer as it gave it (its deltas as sent): what a served producer hands back, and what a
+    #: fixture shows of it.
+    produced: Any = None
 
     def to_json(self) -> dict[str, Any]:
         if self.blocked:
@@ -112,6 +121,10 @@ class Observation:
             return {"events": [e.to_json() for e in self.events]}
         if self.prefixes is not None:
             return {"prefixes": [p.to_json() for p in self.prefixes]}
+        if self.whole is not None:
+            return {"calls": [c.to_json() for c in self.calls], "content": self.content,
+                    "deltas": (self.produced or {}).get("deltas", []),
+                    "whole": {"calls": [c.to_json() for c in self.whole], "content": self.whole_content}}
         doc: dict[str, Any] = {"calls": [c.to_json() for c in self.calls]}
         if self.error is not None:
             doc["error"] = self.error
@@ -225,6 +238,8 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
             (i, n, t.text[:n]) for i, t in enumerate(texts_of(case.expected)) for n in t.prefixes]
     elif target.level in ("bytes", "sse"):
         arg = list(case.reads)
+    elif target.level == "producer":
+        arg = [read.decode("utf-8", "surrogatepass") for read in case.reads]
     else:
         arg = parse_chunks(chunks_of(case) if payloads is None else payloads)
     prepare = target.extra.get("prepare")
@@ -275,6 +290,8 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
             return Observation(events=_events_from(result), seconds=seconds)
         if target.level == "partial":
             return Observation(prefixes=result, seconds=seconds)
+        if target.level == "producer":
+            return _produced(result, seconds)
         error = None
         if "errors" in target.reports:
             result, error = _with_stream_error(result)
@@ -430,6 +447,22 @@ def _with_stream_error(result: Any) -> tuple[Any, str | None]:
     if error is not None and error not in ERROR_CODES:
         raise ValueError(f"stream_error {error!r} is not one of {', '.join(ERROR_CODES)} or None")
     return result["calls"], error
+
+
+def _produced(result: Any, seconds: float) -> Observation:
+    """A producer's answer: its streamed deltas as the reference assembles them, and its whole-text parse."""
+    content, deltas, whole_content, whole = answer_of(result)
+    try:
+        streamed = assembled(deltas)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"its deltas are not delta.tool_calls entries: {e}") from None
+    return Observation(calls=tuple(ObservedCall(0, c["index"], c["id"], c["name"], c["arguments"], True)
+                                   for c in streamed),
+                       content=content, seconds=seconds, whole_content=whole_content,
+                       whole=tuple(ObservedCall(0, k, None, c.get("name"), c.get("arguments") or "", True)
+                                   for k, c in enumerate(whole)),
+                       produced={"content": content, "deltas": deltas,
+                                 "whole": {"content": whole_content, "calls": whole}})
 
 
 def _calls_from(result: Any, target: Target) -> tuple[ObservedCall, ...]:

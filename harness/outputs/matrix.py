@@ -23,6 +23,7 @@ from toolfuzz.corpus.fixtures import history_text
 from toolfuzz.corpus.replay import recorded_version
 from toolfuzz.strategies import PROFILES
 from toolfuzz.targets.selftest import PLAIN, SELFTEST
+from toolfuzz.vocabulary import text_format
 
 __all__ = ["render_matrix"]
 
@@ -37,9 +38,11 @@ def _cell_text(text: str) -> str:
 
 
 def _profiles(entries: list[Entry]) -> list[str]:
-    """The call-shape profiles the fixtures use; ``openai`` (the documented shape) only when there is no other."""
+    """The call-shape profiles the fixtures use; ``openai`` (the documented shape) only when there is no other.
+    A model's text has no profile: its format stands in their place (``text:hermes``)."""
+    formats = {e.fixture.case.dialect for e in entries if text_format(e.fixture.case.dialect)}
     found = {f for e in entries for f in e.fixture.case.features if f in PROFILES} - {"openai"}
-    return sorted(found) or ["openai"]
+    return sorted(found | formats) or ["openai"]
 
 
 def _link(path: Path, base: Path) -> str:
@@ -64,8 +67,9 @@ def render_matrix(entries: list[Entry], base: Path, command: str) -> str:
         "# Findings",
         "",
         "Each row is a target with the version its fixtures were recorded on, each column a divergence kind;",
-        "a cell counts the fixtures and names the call-shape profiles they use. `toolfuzz corpus check` replays",
-        "them on what is installed now and says which still fail and which are fixed, in which version.",
+        "a cell counts the fixtures and names the call-shape profiles they use (a serving engine's parser: the",
+        "format of the model's text). `toolfuzz corpus check` replays them on what is installed now and says",
+        "which still fail and which are fixed, in which version.",
         f"{len(entries)} fixtures: {sum(len(v) for k in libraries for v in rows[k].values())} on libraries, "
         f"{sum(len(v) for k in selftest for v in rows[k].values())} on self-test mutants, "
         f"{sum(len(v) for v in by_hand.values())} written by hand with no recorded divergence.",

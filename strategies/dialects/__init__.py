@@ -12,12 +12,16 @@ here; nothing else needs to know which dialect it is drawing.
 * :mod:`chat`: OpenAI chat completions chunks.
 * :mod:`responses` and :mod:`anthropic`: the event dialects, whose shared
   pipeline is :mod:`typed` and whose modules are its renderers.
+* :mod:`text`: the producer level's dialects, a model's text in one format
+  (``text:hermes``, ...), one :class:`~toolfuzz.strategies.dialects.text.TextDialect` each.
 """
 
 from __future__ import annotations
 
-from toolfuzz.strategies.dialects import anthropic, chat, responses
+from typing import Any
+
+from toolfuzz.strategies.dialects import anthropic, chat, responses, text
 
 __all__ = ["MODULES"]
 
-MODULES = {module.DIALECT: module for module in (chat, responses, anthropic)}
+MODULES: dict[str, Any] = {module.DIALECT: module for module in (chat, responses, anthropic)} | text.DIALECTS

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from toolfuzz.targets.base import Target
-from toolfuzz.vocabulary import version_key
+from toolfuzz.vocabulary import TEXT_FORMATS, version_key
 
 __all__ = ["Adapter", "KNOWN", "installed", "status", "verified", "verified_text", "unavailable", "distributions_for",
-           "VERIFIED"]
+           "VERIFIED", "level_of"]
 
 #: Which releases of each library its adapters' tests passed on: ``toolfuzz verify --write`` keeps it.
 VERIFIED = Path(__file__).with_name("verified.json")
@@ -43,6 +43,11 @@ class Adapter:
     #: The oldest release of the first distribution the adapter supports, and why none before ("" for every one).
     since: str = ""
     why: str = ""
+    #: The built-in environment recipe it runs in (``toolfuzz env add NAME``), for a library whose pins cannot
+    #: share toolfuzz's environment: its targets run there as ``TARGET@NAME``.
+    environment: str = ""
+    #: The level of its targets, said where they cannot be loaded ("" for the default, events or bytes).
+    level: str = ""
 
 
 KNOWN: tuple[Adapter, ...] = (
@@ -93,6 +98,9 @@ KNOWN: tuple[Adapter, ...] = (
     # The provisional values SDKs hand out while a call streams, judged by the same partial contract.
     Adapter("toolfuzz.targets.adapters.openai_partial", ("openai",), "openai", ("openai-parsed-arguments",)),
     Adapter("toolfuzz.targets.adapters.anthropic_partial", ("anthropic",), "anthropic", ("anthropic-input-snapshot",)),
+    # Serving engines' tool parsers (level producer), each engine in an environment of its own.
+    Adapter("toolfuzz.targets.adapters.sglang", ("sglang",), "", tuple(f"sglang-{f}" for f in TEXT_FORMATS),
+            environment="sglang", level="producer"),
 )
 
 
@@ -111,8 +119,12 @@ def _load(adapter: Adapter) -> tuple[tuple[Target, ...], str]:
     if adapter.module not in _cache:
         missing = [d for d in adapter.distributions if _version(d) is None]
         installed = _version(adapter.distributions[0])
-        if missing:
-            result: tuple[tuple[Target, ...], str] = ((), f"not installed (pip install 'toolfuzz[{adapter.extra}]')")
+        if missing and adapter.environment:
+            result: tuple[tuple[Target, ...], str] = (
+                (), f"not installed here: it runs in an environment of its own (toolfuzz env add "
+                    f"{adapter.environment}, then --target NAME@{adapter.environment})")
+        elif missing:
+            result = ((), f"not installed (pip install 'toolfuzz[{adapter.extra}]')")
         elif adapter.since and installed and version_key(installed) < version_key(adapter.since):
             result = ((), f"needs {adapter.distributions[0]} {adapter.since} or later, not {installed}: {adapter.why}")
         else:
@@ -173,6 +185,11 @@ def verified_text(entry: dict[str, Any], library: str = "") -> str:
     rest = [f"fails on {', '.join(said['fails'])}"] * bool(said["fails"]) \
         + [f"{', '.join(said['error'])}: did not run"] * bool(said["error"])
     return f"{library} {text}".strip() + (f" ({'; '.join(rest)})" if rest else "")
+
+
+def level_of(name: str) -> str:
+    """The level of the known adapter target ``name`` as its adapter says it without loading ("" if it does not)."""
+    return next((adapter.level for adapter in KNOWN if name in adapter.names), "")
 
 
 def status() -> list[tuple[str, str, str]]:

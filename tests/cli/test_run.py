@@ -67,6 +67,29 @@ def test_the_same_seed_writes_the_same_fixtures_byte_for_byte(tmp_path, capsys):
     assert outputs[0] == outputs[1] and outputs[0]
 
 
+def test_a_parser_at_level_producer_reads_the_format_its_dialect_names(tmp_path, capsys):
+    right = f"{DATA / 'hermes_parser.py'}:parse"
+    code, out, err = run(capsys, "--level", "producer", "--dialect", "text:hermes", "--target", right,
+                         "--max-examples", 300, "--budget", 600, "--seed", 3, "--findings", tmp_path)
+    assert code == 0 and "no divergence in 300 examples" in out, out + err
+    wrong = f"{DATA / 'hermes_parser.py'}:drops_after"
+    code, out, err = run(capsys, "--level", "producer", "--dialect", "text:hermes", "--target", wrong,
+                         "--max-examples", 300, "--budget", 600, "--seed", 3, "--findings", tmp_path, "--json")
+    assert code == 1
+    (target,) = json.loads(out)["targets"]
+    assert [d["signature"] for d in target["divergences"]] == [f"{wrong}/content_differs/content-after"]
+    assert load(target["divergences"][0]["fixture"]).case.dialect == "text:hermes"
+
+
+def test_a_producer_run_with_no_parser_here_says_how_to_get_one(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path / "envs"))
+    code, out, err = run(capsys, "--level", "producer", "--findings", tmp_path)
+    assert code == 2 and err.strip() == ("toolfuzz run: no serving engine's parser here: make one's environment "
+                                         "first (toolfuzz env add sglang), or name --target")
+    code, out, err = run(capsys, "--dialect", "text:hermes", "--findings", tmp_path)
+    assert code == 2 and "--dialect text:hermes is a model's text: it goes with --level producer" in err
+
+
 @pytest.mark.parametrize("argv,words", [
     (["--target", "nope"], "not a built-in target"),
     (["--target", "no_such_module_xyz:f"], "cannot import"),

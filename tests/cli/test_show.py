@@ -7,6 +7,7 @@ from toolfuzz.cli import main
 from toolfuzz.cli.show import render
 from toolfuzz.corpus.fixtures import load
 from tests.paths import ROOT
+from toolfuzz.vocabulary import text_format
 
 FINDINGS = ROOT / "findings"
 SEED = FINDINGS / "seed"
@@ -47,7 +48,11 @@ def test_the_glob_finds_the_whole_corpus():
     assert len(FIXTURES) > 100
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(FINDINGS)))
+#: A model's text (the producer level) has no assembler to agree: what its parsers made of it is shown instead.
+WIRES = [p for p in FIXTURES if text_format(load(p).case.dialect) is None]
+
+
+@pytest.mark.parametrize("path", WIRES, ids=lambda p: str(p.relative_to(FINDINGS)))
 def test_the_reference_agrees_with_every_finding(path):
     assert "reference: agrees" in render(load(path)).splitlines()
 
@@ -68,3 +73,13 @@ def test_show_prints_a_partial_parsers_answers_where_they_change(capsys):
     assert "what it showed, where that changed:" in out
     # The prefix the rule broke at, and what jiter showed for it: 1 for the 10 still arriving.
     assert "\"total_thoughts\":1' -> {" in out and '"total_thoughts": 1}' in out
+
+
+def test_a_producer_finding_shows_its_batches_what_the_model_wrote_and_what_the_parser_made_of_it(capsys):
+    path = ROOT / "findings" / "sglang" / "sglang-hermes--markup_leaked--batched+multi-call.json"
+    assert main(["show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("sglang-hermes: markup_leaked  (text:hermes; batched, multi-call)")
+    assert "text: 158 characters in 5 batches" in out and "batch 2  ', \"arguments\": {\"location\":\"\"}}\\n</tool_call>\\n\\n'" in out
+    assert "  call 1  get_weather  '{\"location\":\"\"}'" in out
+    assert "  streamed: 0 get_weather" in out and "    content: '\\n</tool_call>\\n\\n'" in out

@@ -10,6 +10,7 @@ import pytest
 from toolfuzz.judge.compare import KINDS, Divergence, compare
 from toolfuzz.judge.compare_events import SSE_KINDS
 from toolfuzz.judge.compare_partial import PARTIAL_KINDS
+from toolfuzz.judge.compare_producer import PRODUCER_KINDS
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.vocabulary import Call, Outcome
 from toolfuzz.judge.sandbox import Observation, ObservedCall, observe
@@ -242,9 +243,9 @@ def test_every_kind_has_a_test_here():
                "blocked_action": "a_socket_is_blocked_and_reported",
                "error_differs": "error_differs_for_a_target_that_claims_errors"}
     # The sse level's kinds have theirs in tests/judge/test_compare_events.py, the partial level's in
-    # tests/judge/test_compare_partial.py; a worker's death (crash, hang, memory) is the supervisor's, in
-    # tests/engine/test_supervisor.py.
-    elsewhere = set(SSE_KINDS) | set(PARTIAL_KINDS) | {"crash", "hang", "memory"}
+    # tests/judge/test_compare_partial.py, the producer level's in tests/judge/test_compare_producer.py; a
+    # worker's death (crash, hang, memory) is the supervisor's, in tests/engine/test_supervisor.py.
+    elsewhere = set(SSE_KINDS) | set(PARTIAL_KINDS) | set(PRODUCER_KINDS) | {"crash", "hang", "memory"}
     assert {spelled.get(k, k) for k in KINDS if k not in elsewhere} <= tested
 
 

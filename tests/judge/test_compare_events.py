@@ -100,8 +100,11 @@ def test_every_sse_kind_has_a_test_here():
 
 def test_the_sse_kinds_follow_the_call_kinds_in_the_shared_table():
     from toolfuzz.judge.compare_partial import PARTIAL_KINDS
-    # Then the partial level's, last.
-    assert list(KINDS)[-len(SSE_KINDS) - len(PARTIAL_KINDS):-len(PARTIAL_KINDS)] == list(SSE_KINDS)
+    from toolfuzz.judge.compare_producer import PRODUCER_KINDS
+    # Then the partial level's, then the producer level's, last.
+    after = len(PARTIAL_KINDS) + len(PRODUCER_KINDS)
+    assert list(KINDS)[-len(SSE_KINDS) - after:-after] == list(SSE_KINDS)
+    assert list(KINDS)[-len(PRODUCER_KINDS):] == list(PRODUCER_KINDS)
     assert all(KINDS[k] == SSE_KINDS[k] for k in SSE_KINDS)
 
 

@@ -27,6 +27,27 @@ def test_a_recipe_gives_the_requirements_of_what_cannot_share_toolfuzz_s_environ
     assert environments.requirements_for("plain", []) == []
 
 
+def test_what_a_recipe_lists_after_no_deps_goes_in_alone_and_ci_pins_sglang_as_its_recipe(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path))
+    monkeypatch.setattr(environments.shutil, "which", lambda name: None)  # venv and pip, the steps compared below
+    steps = []
+
+    def ran(argv, **kwargs):
+        steps.append(argv)
+        if "venv" in argv:
+            Path(argv[-1]).mkdir(parents=True)
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(environments.subprocess, "run", ran)
+    environments.add("sglang", [])
+    *_, plain, bare = steps
+    assert "--no-deps" not in plain and {"openai==2.8.0", "msgspec"} <= set(plain) and "sglang==0.5.23" not in plain
+    assert bare[-2:] == ["--no-deps", "sglang==0.5.23"]
+    assert (tmp_path / "sglang" / "toolfuzz-env.json").is_file()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert f'SGLANG="{environments.RECIPES["sglang"][-1]}"' in ci
+
+
 def test_an_unknown_environment_or_a_bad_name_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path))
     with pytest.raises(UsageError, match=r"no environment 'nope' \(toolfuzz env add nope REQUIREMENT\.\.\.; known: "

@@ -17,6 +17,7 @@ from tests.dialect_streams import QUICK, SMALL, whole_characters
 from toolfuzz.strategies.dialects import anthropic, responses
 from toolfuzz.strategies.dialects.calls import plan_calls
 from toolfuzz.strategies.profiles import ANTHROPIC_PROFILES
+from toolfuzz.strategies.cases import PLAIN_WIRE
 
 A = "anthropic"
 
@@ -53,7 +54,7 @@ def test_generated_streams_decode_through_the_sdk_and_construct_as_its_event_typ
 def test_the_simplest_case_is_the_documented_shape():
     case = find(strategies.cases(SMALL, dialect=A), lambda c: True, settings=QUICK)
     # the dialect's name stays, so that its findings are never filed as another dialect's
-    assert set(case.features) == strategies.PLAIN_FEATURES - {"openai"} | {"anthropic"}
+    assert set(case.features) == PLAIN_WIRE - {"openai"} | {"anthropic"}
     types = [e["type"] for e in parse_chunks(chunks_of(case))]
     assert types == ["message_start", "content_block_start", "content_block_delta", "content_block_stop",
                      "message_delta", "message_stop"]

@@ -10,7 +10,8 @@ from hypothesis.errors import InvalidArgument
 from toolfuzz.corpus.fixtures import Fixture, dumps, loads
 from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.vocabulary import Tool
-from toolfuzz.strategies import PLAIN_FEATURES, PROFILES, cases
+from toolfuzz.strategies import PROFILES, cases
+from toolfuzz.strategies.cases import PLAIN_WIRE
 from toolfuzz.strategies.expect import parses
 from toolfuzz.targets.reference import SSEDecoder, assemble
 
@@ -99,7 +100,7 @@ def test_cases_shrink_to_the_plain_openai_stream():
     with seeded_by_strategies_only():
         case = find(ALL, lambda c: True, random=Random(0),
                     settings=settings(database=None, suppress_health_check=list(HealthCheck)))
-    assert case.features == ("done", "lf", "openai", "single-read") == tuple(sorted(PLAIN_FEATURES))
+    assert case.features == ("done", "lf", "openai", "single-read") == tuple(sorted(PLAIN_WIRE))
     assert case.wire.startswith(b'data: {"id":"chatcmpl-toolfuzz"') and case.wire.endswith(b"data: [DONE]\n\n")
     assert [c.status for c in case.expected.calls] == ["complete"]
 

@@ -6,7 +6,7 @@ from random import Random
 
 import pytest
 
-from toolfuzz.strategies import PLAIN_FEATURES
+from toolfuzz.strategies.cases import PLAIN_WIRE
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.strategies.plans import Drawer, plan_from_json, plan_to_json, simplest_integer
 from toolfuzz.strategies.stage import integer, named, text
@@ -30,7 +30,7 @@ def test_the_empty_plan_is_the_plain_case(dialect):
     case = Planner(dialect=dialect).render({})
     assert len(case.expected.calls) == 1 and len(case.reads) == 1
     if dialect == "openai-chat":
-        assert set(case.features) == PLAIN_FEATURES
+        assert set(case.features) == PLAIN_WIRE
 
 
 def test_any_edit_of_a_plan_renders_to_a_case_the_reference_agrees_with():

@@ -14,6 +14,7 @@ from tests.dialect_streams import whole_characters
 from toolfuzz.vocabulary import Tool
 from toolfuzz.judge.sandbox import chunks_of, parse_chunks
 from toolfuzz.strategies.profiles import RESPONSES_PROFILES
+from toolfuzz.strategies.cases import PLAIN_WIRE
 
 R = "openai-responses"
 #: find() without the explain phase, which replays each shrunk case many times and teaches nothing here.
@@ -57,7 +58,7 @@ def test_generated_streams_decode_through_the_sdk_and_validate_as_its_event_type
 def test_the_simplest_case_is_the_documented_shape():
     case = find(strategies.cases(SMALL, dialect=R), lambda c: True, settings=QUICK)
     # the dialect's name stays, so that its findings are never filed as another dialect's
-    assert set(case.features) == strategies.PLAIN_FEATURES - {"openai"} | {"responses"}
+    assert set(case.features) == PLAIN_WIRE - {"openai"} | {"responses"}
     types = [e["type"] for e in parse_chunks(chunks_of(case))]
     assert types == ["response.created", "response.in_progress", "response.output_item.added",
                      "response.function_call_arguments.delta", "response.function_call_arguments.done",

@@ -1,0 +1,193 @@
+"""How models write tool calls as text: one rendering per format a serving engine parses.
+
+A serving engine's tool parser reads the text a model generates and hands on
+the calls in it (docs/producers.md).  Each :class:`Format` here writes calls
+the way one model family does, from the layout its engine's parser documents
+(docstring, regular expressions, structural tag) and its chat template; the
+docs name the evidence for each.  A format says which of its marks a
+tokenizer holds as one special token (a batch boundary never falls inside
+one), whether text may sit between two calls, and which names and argument
+values it can write at all (a pythonic call needs identifiers for its name
+and keywords), so that a case never asks a parser for what its format cannot
+say.
+
+The rendering is the project's own: the calls a case writes are known by
+construction, and a parser is judged on reading them back.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from toolfuzz.vocabulary import TEXT_FORMATS
+
+__all__ = ["Format", "Written", "FORMATS", "tokens", "python_literal"]
+
+
+@dataclass(frozen=True)
+class Written:
+    """One call as the model writes it: the name, the arguments value, and that value as the JSON text it wrote."""
+
+    name: str
+    value: Any
+    text: str
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def python_literal(value: Any) -> str:
+    """``value`` (a JSON value) as a Python literal, as a pythonic model writes a keyword's value."""
+    if value is True or value is False or value is None:
+        return {True: "True", False: "False", None: "None"}[value]
+    if isinstance(value, list):
+        return "[" + ", ".join(python_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{python_literal(k)}: {python_literal(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A tool name as the formats that write it bare (between special tokens, after ``functions.``) can hold it.
+_BARE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _keywords_only(value: Any) -> Any:
+    """The arguments a pythonic call can pass: keywords that are Python identifiers, not Python's keywords."""
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if _IDENTIFIER.fullmatch(k) and not keyword.iskeyword(k)}
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    #: The calls' block, for one call or all of them (see ``between``).
+    block: Callable[[Sequence[Written]], str]
+    #: Marks a tokenizer holds as one token: never cut inside, and never content.
+    specials: tuple[str, ...]
+    #: Whether the model may write text between two calls (each call a block of its own).
+    between: bool = False
+    #: What joins content and a block.
+    joiner: str = ""
+    #: The tool names the format can write.
+    names: re.Pattern[str] = _BARE_NAME
+    #: The arguments value as the format can write it (the value a case then expects).
+    fit: Callable[[Any], Any] = field(default=lambda value: value)
+    #: Where the layout comes from: the engine's parser (docs/producers.md has the lines).
+    evidence: str = ""
+
+    def render(self, calls: Sequence[Written], before: str, between: Sequence[str], after: str) -> str:
+        """The model's whole text: ``before``, the calls (with ``between[k]`` after call k, where the format
+        allows text there), ``after``."""
+        if self.between:
+            parts = []
+            for k, call in enumerate(calls):
+                parts.append(self.block([call]))
+                if k < len(calls) - 1:
+                    parts.append(self.joiner + (between[k] if k < len(between) else "") + self.joiner)
+            body = "".join(parts)
+        else:
+            body = self.block(calls)
+        return (before + self.joiner if before else "") + body + (self.joiner + after if after else "")
+
+
+def _hermes(calls: Sequence[Written]) -> str:
+    return "\n".join(f'<tool_call>\n{{"name": {_json(c.name)}, "arguments": {c.text}}}\n</tool_call>' for c in calls)
+
+
+def _llama3(calls: Sequence[Written]) -> str:
+    return "<|python_tag|>" + ";".join(f'{{"name": {_json(c.name)}, "parameters": {c.text}}}' for c in calls)
+
+
+def _mistral(calls: Sequence[Written]) -> str:
+    return "[TOOL_CALLS] [" + ", ".join(f'{{"name": {_json(c.name)}, "arguments": {c.text}}}' for c in calls) + "]"
+
+
+def _deepseek_v3(calls: Sequence[Written]) -> str:
+    body = "\n".join(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{c.name}\n```json\n{c.text}\n```<｜tool▁call▁end｜>"
+                     for c in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
+def _deepseek_v31(calls: Sequence[Written]) -> str:
+    body = "".join(f"<｜tool▁call▁begin｜>{c.name}<｜tool▁sep｜>{c.text}<｜tool▁call▁end｜>" for c in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
+def _kimi_k2(calls: Sequence[Written]) -> str:
+    body = "".join(f"<|tool_call_begin|>functions.{c.name}:{k}<|tool_call_argument_begin|>{c.text}<|tool_call_end|>"
+                   for k, c in enumerate(calls))
+    return f"<|tool_calls_section_begin|>{body}<|tool_calls_section_end|>"
+
+
+def _pythonic(calls: Sequence[Written]) -> str:
+    return "[" + ", ".join(
+        f"{c.name}(" + ", ".join(f"{k}={python_literal(v)}" for k, v in c.value.items()) + ")" for c in calls) + "]"
+
+
+def _internlm(calls: Sequence[Written]) -> str:
+    return "".join(f'<|action_start|> <|plugin|>\n{{"name": {_json(c.name)}, "parameters": {c.text}}}<|action_end|>'
+                   for c in calls)
+
+
+def _cohere_command4(calls: Sequence[Written]) -> str:
+    items = [f'{{"tool_call_id": "{k}", "tool_name": {_json(c.name)}, "parameters": {c.text}}}'
+             for k, c in enumerate(calls)]
+    return "<|START_ACTION|>[\n    " + ",\n    ".join(items) + "\n]<|END_ACTION|>"
+
+
+def _apertus(calls: Sequence[Written]) -> str:
+    return "<|tools_prefix|>[" + ", ".join(f"{{{_json(c.name)}: {c.text}}}" for c in calls) + "]<|tools_suffix|>"
+
+
+_DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
+             "<｜tool▁sep｜>")
+
+#: Every format, by name (``toolfuzz.vocabulary.TEXT_FORMATS`` lists the same names).
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("hermes", _hermes, ("<tool_call>", "</tool_call>"), between=True, joiner="\n",
+           evidence="sglang function_call/hermes_detector.py"),
+    Format("qwen25", _hermes, ("<tool_call>", "</tool_call>"), between=True, joiner="\n",
+           evidence="sglang function_call/qwen25_detector.py"),
+    Format("llama3", _llama3, ("<|python_tag|>",), evidence="sglang function_call/llama32_detector.py"),
+    Format("mistral", _mistral, ("[TOOL_CALLS]",), evidence="sglang function_call/mistral_detector.py"),
+    Format("deepseek-v3", _deepseek_v3, _DEEPSEEK, evidence="sglang function_call/deepseekv3_detector.py"),
+    Format("deepseek-v31", _deepseek_v31, _DEEPSEEK, evidence="sglang function_call/deepseekv31_detector.py"),
+    Format("kimi-k2", _kimi_k2, ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
+                                 "<|tool_call_end|>", "<|tool_call_argument_begin|>"),
+           evidence="sglang function_call/kimik2_detector.py"),
+    Format("pythonic", _pythonic, (), joiner=" ", names=_IDENTIFIER, fit=_keywords_only,
+           evidence="sglang function_call/pythonic_detector.py"),
+    Format("internlm", _internlm, ("<|action_start|>", "<|plugin|>", "<|action_end|>"), between=True,
+           evidence="sglang function_call/internlm_detector.py"),
+    Format("cohere-command4", _cohere_command4, ("<|START_ACTION|>", "<|END_ACTION|>"),
+           evidence="sglang function_call/cohere_command4_detector.py"),
+    Format("apertus", _apertus, ("<|tools_prefix|>", "<|tools_suffix|>"),
+           evidence="sglang function_call/apertus2509_detector.py"),
+)}
+assert tuple(FORMATS) == TEXT_FORMATS, "vocabulary.TEXT_FORMATS and strategies.markup.FORMATS must agree"
+
+_ORDINARY = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def tokens(text: str, specials: Sequence[str]) -> list[str]:
+    """``text`` as a tokenizer would see its boundaries: each special mark one token, the rest cut into runs of
+    white space, runs of word characters and single other characters (a boundary a byte-pair vocabulary may
+    have; cutting inside a word as well finds nothing more, see docs/producers.md)."""
+    if not specials:
+        return _ORDINARY.findall(text)
+    marks = re.compile("|".join(re.escape(s) for s in sorted(specials, key=len, reverse=True)))
+    out: list[str] = []
+    at = 0
+    for m in marks.finditer(text):
+        out.extend(_ORDINARY.findall(text, at, m.start()))
+        out.append(m.group())
+        at = m.end()
+    out.extend(_ORDINARY.findall(text, at))
+    return out

@@ -1,0 +1,65 @@
+"""toolfuzz.strategies.markup: each format's rendering, and the token boundaries a batch may fall on."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import pytest
+from hypothesis import given, strategies as st
+
+from toolfuzz.strategies.markup import FORMATS, Written, python_literal, tokens
+from toolfuzz.vocabulary import TEXT_FORMATS
+
+CALL = Written("get_weather", {"city": "Paris"}, '{"city": "Paris"}')
+OTHER = Written("search", {"q": "x"}, '{"q": "x"}')
+
+
+def test_every_format_of_the_vocabulary_has_a_rendering_with_its_evidence():
+    assert tuple(FORMATS) == TEXT_FORMATS
+    assert all(f.evidence for f in FORMATS.values())
+
+
+@pytest.mark.parametrize("name", TEXT_FORMATS)
+def test_a_rendering_holds_each_call_and_the_content_in_order(name):
+    fmt = FORMATS[name]
+    text = fmt.render([CALL, OTHER], "Before.", ["Between."], "After.")
+    assert text.startswith("Before.") and text.endswith("After.")
+    assert text.index("get_weather") < text.index("search")
+    # Text between two calls only where the format lets the model write it there.
+    assert ("Between." in text) == fmt.between
+    for mark in fmt.specials:
+        assert mark in text or name in ("hermes", "qwen25", "internlm", "kimi-k2") and len(fmt.specials) > 1
+
+
+def test_the_hermes_rendering_is_the_documented_layout():
+    assert FORMATS["hermes"].render([CALL], "", [], "") == (
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
+
+
+@given(st.text(max_size=40))
+def test_tokens_join_back_to_the_text_and_never_cut_a_special_mark(text):
+    marks = FORMATS["deepseek-v3"].specials
+    whole = text + marks[0] + text + marks[4] + "x"
+    pieces = tokens(whole, marks)
+    assert "".join(pieces) == whole
+    assert marks[0] in pieces and marks[4] in pieces
+    assert all(p for p in pieces)
+
+
+def test_tokens_cut_words_white_space_and_punctuation_apart():
+    assert tokens('a bc  {"d":', ()) == ["a", " ", "bc", "  ", "{", '"', "d", '"', ":"]
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                    | st.text(), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+                    max_leaves=8))
+def test_a_python_literal_reads_back_as_the_json_value(value):
+    assert ast.literal_eval(python_literal(value)) == value
+
+
+def test_a_pythonic_call_passes_only_keywords_python_can_write():
+    fit = FORMATS["pythonic"].fit
+    assert fit({"ok": 1, "not ok": 2, "class": 3, "_x": [-1]}) == {"ok": 1, "_x": [-1]}
+    assert FORMATS["pythonic"].render([Written("f", {"a": -1, "b": "x"}, "")], "", [], "") == "[f(a=-1, b='x')]"
+    assert json.loads('{"a": 1}') == FORMATS["hermes"].fit({"a": 1})
