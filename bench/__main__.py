@@ -14,7 +14,10 @@
   large capture through ``toolfuzz assemble`` against the floor, each a fresh
   process as a user runs it (``bench.startup``);
 * partial: each partial JSON parser's time to parse every prefix of a 10 KB
-  and a 100 KB argument text, against jiter (``bench.partial``).
+  and a 100 KB argument text, against jiter (``bench.partial``);
+* producer: each serving engine's parser on the producer level's cases, against
+  drawing them (``bench.producer``; where the parsers are installed, as in
+  ``.venv-sglang``).
 
 Each section is still its own ``python -m bench.<name>`` with more options.
 A section that fails or is missing says so in its rows; the others still run.
@@ -35,9 +38,11 @@ from typing import Any, Callable
 Row = tuple[str, str, str]
 
 FULL = {"mb": 8.0, "examples": 1000, "seeds": 10, "budget": 10.0, "startup_rounds": 15, "startup_mb": 28.0,
-        "quiet_examples": 1500, "partial_sizes": (10_000, 100_000), "partial_sample": 200}
+        "quiet_examples": 1500, "partial_sizes": (10_000, 100_000), "partial_sample": 200,
+        "producer_cases": 300}
 QUICK = {"mb": 1.0, "examples": 100, "seeds": 1, "budget": 5.0, "startup_rounds": 3, "startup_mb": 1.0,
-         "quiet_examples": 100, "partial_sizes": (2_000,), "partial_sample": 20}
+         "quiet_examples": 100, "partial_sizes": (2_000,), "partial_sample": 20,
+         "producer_cases": 20}
 
 
 def reference(size: dict[str, Any]) -> list[Row]:
@@ -96,9 +101,19 @@ def partial(size: dict[str, Any]) -> list[Row]:
             for name, length, prefixes, total, ratio in measure(size["partial_sizes"], sample=size["partial_sample"])]
 
 
+def producer(size: dict[str, Any]) -> list[Row]:
+    from bench.producer import measure
+    try:
+        rows = measure(size["producer_cases"])
+    except RuntimeError as e:  # sglang's parsers live in an environment of their own
+        return [("producer", "each serving engine's parser on the producer level's cases", f"not available: {e}")]
+    return [("producer", name, f"{rate:.0f} cases/s ({ratio:.1f}x drawing them)"
+             + (f", {late} of {n} timed out" if late else "")) for name, n, rate, _, ratio, late in rows]
+
+
 SECTIONS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
     "reference": reference, "generation": generation, "selftest": selftest, "workers": workers,
-    "startup": startup, "partial": partial}
+    "startup": startup, "partial": partial, "producer": producer}
 
 
 def table(rows: list[Row]) -> str:
