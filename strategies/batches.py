@@ -19,10 +19,8 @@ from typing import Any, Sequence
 
 from toolfuzz.strategies.stage import integer, named, stage
 
-__all__ = ["token_batches", "batch_features", "STAGE"]
+__all__ = ["token_batches", "batch_features"]
 
-#: The name of the stage this module draws in, as a plan's keys hold it.
-STAGE = "token_batches:0"
 _MAX_CUTS = 8
 _ONE_TOKEN_MODE = 9
 

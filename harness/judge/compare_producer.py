@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 from toolfuzz.vocabulary import Call, Outcome
 
-__all__ = ["PRODUCER_KINDS", "OWN_RULES", "compare_producer"]
+__all__ = ["PRODUCER_KINDS", "OWN_RULES", "compare_producer", "same_value"]
 
 #: The kinds only the producer level has, with what each means (it shares call_lost, phantom_call,
 #: name_differs, arguments_differ and id_differs with the assemblers' levels).
@@ -94,7 +94,7 @@ def _calls_wrong(written: Sequence[Call], got: Sequence[Any]) -> tuple[str, str]
         value = _value(g.arguments)
         if value is _NO_VALUE:
             return ("arguments_invalid", f"call {k} ({w.name}): {_short(g.arguments)!r} is not one JSON text")
-        if not _same(value, json.loads(w.arguments)):
+        if not same_value(value, json.loads(w.arguments)):
             return ("arguments_differ", f"call {k} ({w.name}): written {_short(w.arguments)!r}, handed on "
                                         f"{_short(g.arguments)!r}")
     return None
@@ -129,7 +129,7 @@ def _value(text: Any) -> Any:
         return _NO_VALUE
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
     """JSON values equal as values: a number equal to a number whatever its type, but never a boolean to a
     number (Python's ``True == 1``)."""
     if isinstance(a, bool) or isinstance(b, bool):
@@ -137,9 +137,9 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
     return type(a) is type(b) and a == b
 
 

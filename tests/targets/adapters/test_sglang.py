@@ -19,7 +19,7 @@ require("toolfuzz.targets.adapters.sglang")
 from toolfuzz.targets.adapters.sglang import PARSERS, TARGETS  # noqa: E402
 from tests.adapter_checks import assert_registered  # noqa: E402
 from toolfuzz.judge.compare import compare  # noqa: E402
-from toolfuzz.judge.compare_producer import _same  # noqa: E402
+from toolfuzz.judge.compare_producer import same_value  # noqa: E402
 from toolfuzz.judge.sandbox import observe  # noqa: E402
 from toolfuzz.strategies.markup import FORMATS, Written, tokens  # noqa: E402
 from toolfuzz.vocabulary import COMPLETE, TEXT_FORMATS, Call, Case, Outcome, Tool  # noqa: E402
@@ -71,7 +71,7 @@ def test_each_parser_reads_the_plain_rendering_of_its_format_back_exactly(fmt):
     for calls in (CALLS[:1], CALLS, (CALLS[0], CALLS[0])):
         got = answer(fmt, case(fmt, calls))["whole"]
         assert [c["name"] for c in got["calls"]] == [c.name for c in calls], (fmt, got)
-        assert all(_same(json.loads(g["arguments"]), w.value) for g, w in zip(got["calls"], calls)), (fmt, got)
+        assert all(same_value(json.loads(g["arguments"]), w.value) for g, w in zip(got["calls"], calls)), (fmt, got)
         assert got["content"].strip() == "", (fmt, got)
 
 
