@@ -93,10 +93,10 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
     def probe(smaller: Case, best: Reduced) -> tuple[Observation, list[Divergence], int]:
         """What ``target`` shows on ``smaller``: its observation, the divergences like the one being
         reduced, and the work it cost."""
-        payloads = chunks_of(smaller)
         if smaller.dialect != case.dialect:
             # An edit of the decision that picks a producer case's format: the target reads one format.
             return best.observation, [], RENDER_WORK
+        payloads = chunks_of(smaller)
         if target.level == "partial" and _texts(smaller) == _texts(best.case):
             seen = best.observation  # a partial parser sees only the texts and where they are cut
         else:
@@ -132,9 +132,11 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
             smaller = render(candidate, (edit[3], edit[1][:-1]) if edit[0] == "redraw" else None)
             seen, same, cost = probe(smaller, best)
             work += cost
-            if not same and edit[0] != "redraw" and STAGE not in edit[1] and len(best.case.reads) > 1:
+            if (not same and edit[0] != "redraw" and STAGE not in edit[1] and len(best.case.reads) > 1
+                    and any(STAGE in key for key in candidate)):
                 # The edit moved the read cuts to other bytes (they are offsets into the wire): again with
-                # each cut where it was, on the line it cut, before taking it for an edit the bug needs.
+                # each cut where it was, on the line it cut, before taking it for an edit the bug needs.  Only
+                # a plan that draws read cuts has them to put back (a producer case's batches are tokens).
                 cuts = moved_cuts(best.case.wire, best.case.cuts, smaller.wire)
                 repinned = pinned(candidate, cuts) if tuple(cuts) != smaller.cuts else None
                 if repinned is not None and probes < max_probes:

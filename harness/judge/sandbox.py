@@ -97,14 +97,22 @@ class Observation:
     crash_state: str | None = None
     #: A partial-level target's answer for each prefix it was handed (None for the other levels).
     prefixes: tuple[PrefixAnswer, ...] | None = None
-    #: A producer-level target's streamed content, and what it parsed from the whole text (None for the
-    #: other levels); its ``calls`` are its streamed deltas as the reference assembles them.
-    content: str | None = None
+    #: A producer-level target's calls parsed from the whole text (None for the other levels); its ``calls``
+    #: are its streamed deltas as the reference assembles them.
     whole: tuple[ObservedCall, ...] | None = None
-    whole_content: str | None = None
-    #: A producer's answer as it gave it (its deltas as sent): what a served producer hands back, and what a
-    #: fixture shows of it.
+    #: A producer's answer as it gave it (``toolfuzz.judge.producer.answer_of``'s shape): what a served
+    #: producer hands back, and what a fixture shows of it.
     produced: Any = None
+
+    @property
+    def content(self) -> str | None:
+        """A producer's streamed content (None for the other levels)."""
+        return None if self.produced is None else self.produced["content"]
+
+    @property
+    def whole_content(self) -> str | None:
+        """The content of a producer's whole-text parse (None for the other levels)."""
+        return None if self.produced is None else self.produced["whole"]["content"]
 
     def to_json(self) -> dict[str, Any]:
         if self.blocked:
@@ -458,7 +466,7 @@ def _produced(result: Any, seconds: float) -> Observation:
         raise ValueError(f"its deltas are not delta.tool_calls entries: {e}") from None
     return Observation(calls=tuple(ObservedCall(0, c["index"], c["id"], c["name"], c["arguments"], True)
                                    for c in streamed),
-                       content=content, seconds=seconds, whole_content=whole_content,
+                       seconds=seconds,
                        whole=tuple(ObservedCall(0, k, None, c.get("name"), c.get("arguments") or "", True)
                                    for k, c in enumerate(whole)),
                        produced={"content": content, "deltas": deltas,
