@@ -17,7 +17,7 @@
   and a 100 KB argument text, against jiter (``bench.partial``);
 * producer: each serving engine's parser on the producer level's cases, against
   drawing them (``bench.producer``; where the parsers are installed, as in
-  ``.venv-sglang``).
+  ``.venv-sglang`` and ``.venv-vllm``).
 
 Each section is still its own ``python -m bench.<name>`` with more options.
 A section that fails or is missing says so in its rows; the others still run.
@@ -105,7 +105,7 @@ def producer(size: dict[str, Any]) -> list[Row]:
     from bench.producer import measure
     try:
         rows = measure(size["producer_cases"])
-    except RuntimeError as e:  # sglang's parsers live in an environment of their own
+    except RuntimeError as e:  # the engines' parsers live in environments of their own
         return [("producer", "each serving engine's parser on the producer level's cases", f"not available: {e}")]
     return [("producer", name, f"{rate:.0f} cases/s ({ratio:.1f}x drawing them)"
              + (f", {late} of {n} timed out" if late else "")) for name, n, rate, _, ratio, late in rows]

@@ -1,6 +1,7 @@
 """What each serving engine's parser costs on the producer level's cases, against drawing them in the same run.
 
     .venv-sglang/bin/python -m bench.producer [--cases 300] [--seed 0]
+    .venv-vllm/bin/python -m bench.producer [--cases 300] [--seed 0]
 
 For each format, ``--cases`` cases are drawn as a producer run draws them
 (``Planner(dialect="text:<format>")``: calls, content, token batches); the
@@ -9,9 +10,9 @@ format then parses every case's batches and its whole text, in the sandbox a
 run calls it in, with its time limit (``--timeout``: some parsers' regular
 expressions take minutes on a few texts, which a run counts as ``timed_out``
 and this counts apart), and the ratio is its time over the floor.  Runs where
-the parsers are installed:
-sglang's in its own environment (``toolfuzz env add sglang``, or
-``.venv-sglang`` made by ``.ci/run``).
+the parsers are installed: each engine's in its own environment (``toolfuzz
+env add sglang`` or ``vllm``, or ``.venv-sglang`` and ``.venv-vllm`` made by
+``.ci/run``).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ def measure(cases: int = 300, seed: int = 0, timeout: float = 5.0) -> list[tuple
     producer; the cases that ran out of time count in neither the rate nor the ratio."""
     targets = [t for t in adapters.installed() if t.level == "producer"]
     if not targets:
-        raise RuntimeError("no producer target is installed here: run this with the python of sglang's "
-                           "environment (toolfuzz env add sglang; .ci/run makes .venv-sglang)")
+        raise RuntimeError("no producer target is installed here: run this with the python of a serving "
+                           "engine's environment (toolfuzz env add sglang or vllm; .ci/run makes .venv-sglang "
+                           "and .venv-vllm)")
     rows = []
     for target in targets:
         planner = Planner(dialect=target.dialects[0])

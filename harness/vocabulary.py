@@ -33,7 +33,9 @@ __all__ = [
     "DIALECTS",
     "TEXT_FORMATS",
     "TEXT_DIALECTS",
+    "TEXT_SPECIALS",
     "text_format",
+    "text_tokens",
     "COMPLETING",
     "END_OF_STREAM",
     "Call",
@@ -82,6 +84,18 @@ DIALECTS = ("openai-chat", "openai-responses", "anthropic")
 #: (docs/producers.md): the project's own renderings, one per format (``toolfuzz.strategies.markup``).
 TEXT_FORMATS = ("hermes", "qwen25", "llama3", "mistral", "deepseek-v3", "deepseek-v31", "kimi-k2", "pythonic",
                 "internlm", "cohere-command4", "apertus")
+_DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
+             "<｜tool▁sep｜>")
+#: Each format's marks that its model's tokenizer holds as one special token: a batch boundary never falls
+#: inside one, and an engine's stand-in tokenizer gives each its own id.
+TEXT_SPECIALS: dict[str, tuple[str, ...]] = {
+    "hermes": ("<tool_call>", "</tool_call>"), "qwen25": ("<tool_call>", "</tool_call>"),
+    "llama3": ("<|python_tag|>",), "mistral": ("[TOOL_CALLS]",), "deepseek-v3": _DEEPSEEK, "deepseek-v31": _DEEPSEEK,
+    "kimi-k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
+                "<|tool_call_end|>", "<|tool_call_argument_begin|>"),
+    "pythonic": (), "internlm": ("<|action_start|>", "<|plugin|>", "<|action_end|>"),
+    "cohere-command4": ("<|START_ACTION|>", "<|END_ACTION|>"), "apertus": ("<|tools_prefix|>", "<|tools_suffix|>"),
+}
 #: The producer level's dialects: a model's generated text in one format, cut into token batches.  A case
 #: of one holds the batches as its reads and the calls written as its expected outcome.
 TEXT_DIALECTS = tuple(f"text:{f}" for f in TEXT_FORMATS)
@@ -91,6 +105,28 @@ def text_format(dialect: str) -> str | None:
     """The format of a producer dialect (``text:hermes`` is ``hermes``), None for a wire dialect."""
     head, colon, name = dialect.partition(":")
     return name if colon and head == "text" and name in TEXT_FORMATS else None
+
+
+_ORDINARY = re.compile(r"\s+|\w+|[^\w\s]+")
+
+
+def text_tokens(text: str, specials: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """``text`` as a tokenizer would see its boundaries: each special mark one token, the rest cut into runs of
+    white space, of word characters and of other characters, as a byte-pair tokenizer's pre-tokenizer splits
+    text before it merges (docs/producers.md).  Not inside a run of punctuation: where a vocabulary splits one
+    is its own, and every vocabulary holds ``":`` whole, which a parser may rightly take for one token.  The
+    strategies cut batches here, and an engine's stand-in tokenizer gives each piece an id."""
+    if not specials:
+        return _ORDINARY.findall(text)
+    marks = re.compile("|".join(re.escape(s) for s in sorted(specials, key=len, reverse=True)))
+    out: list[str] = []
+    at = 0
+    for m in marks.finditer(text):
+        out.extend(_ORDINARY.findall(text, at, m.start()))
+        out.append(m.group())
+        at = m.end()
+    out.extend(_ORDINARY.findall(text, at))
+    return out
 
 
 #: The finish reasons after which a stopped call is complete, per dialect; strategies finish with the first.

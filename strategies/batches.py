@@ -5,7 +5,7 @@ parser once per stream step: one token a step by default, several with a
 stream interval above one, a burst with speculative decoding, the whole text
 when it does not stream.  Where the batches fall is the server's business,
 never the user's, so a parser must read the same calls whatever they are.
-Boundaries fall only between tokens (:func:`toolfuzz.strategies.markup.tokens`),
+Boundaries fall only between tokens (:func:`toolfuzz.vocabulary.text_tokens`),
 never inside a special token: a cut there is a batch no server sends.
 
 The stop token decodes to no text; when it comes in a step of its own, the

@@ -23,9 +23,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from toolfuzz.vocabulary import TEXT_FORMATS
+from toolfuzz.vocabulary import TEXT_FORMATS, TEXT_SPECIALS
 
-__all__ = ["Format", "Written", "FORMATS", "tokens", "python_literal"]
+__all__ = ["Format", "Written", "FORMATS", "python_literal"]
 
 
 @dataclass(frozen=True)
@@ -146,48 +146,26 @@ def _apertus(calls: Sequence[Written]) -> str:
     return "<|tools_prefix|>[" + ", ".join(f"{{{_json(c.name)}: {c.text}}}" for c in calls) + "]<|tools_suffix|>"
 
 
-_DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
-             "<｜tool▁sep｜>")
-
 #: Every format, by name (``toolfuzz.vocabulary.TEXT_FORMATS`` lists the same names).
 FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("hermes", _hermes, ("<tool_call>", "</tool_call>"), between=True, joiner="\n",
+    Format("hermes", _hermes, TEXT_SPECIALS["hermes"], between=True, joiner="\n",
            evidence="sglang function_call/hermes_detector.py"),
-    Format("qwen25", _hermes, ("<tool_call>", "</tool_call>"), between=True, joiner="\n",
+    Format("qwen25", _hermes, TEXT_SPECIALS["qwen25"], between=True, joiner="\n",
            evidence="sglang function_call/qwen25_detector.py"),
-    Format("llama3", _llama3, ("<|python_tag|>",), evidence="sglang function_call/llama32_detector.py"),
-    Format("mistral", _mistral, ("[TOOL_CALLS]",), evidence="sglang function_call/mistral_detector.py"),
-    Format("deepseek-v3", _deepseek_v3, _DEEPSEEK, evidence="sglang function_call/deepseekv3_detector.py"),
-    Format("deepseek-v31", _deepseek_v31, _DEEPSEEK, evidence="sglang function_call/deepseekv31_detector.py"),
-    Format("kimi-k2", _kimi_k2, ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
-                                 "<|tool_call_end|>", "<|tool_call_argument_begin|>"),
-           evidence="sglang function_call/kimik2_detector.py"),
-    Format("pythonic", _pythonic, (), joiner=" ", names=_IDENTIFIER, fit=_keywords_only,
+    Format("llama3", _llama3, TEXT_SPECIALS["llama3"], evidence="sglang function_call/llama32_detector.py"),
+    Format("mistral", _mistral, TEXT_SPECIALS["mistral"], evidence="sglang function_call/mistral_detector.py"),
+    Format("deepseek-v3", _deepseek_v3, TEXT_SPECIALS["deepseek-v3"],
+           evidence="sglang function_call/deepseekv3_detector.py"),
+    Format("deepseek-v31", _deepseek_v31, TEXT_SPECIALS["deepseek-v31"],
+           evidence="sglang function_call/deepseekv31_detector.py"),
+    Format("kimi-k2", _kimi_k2, TEXT_SPECIALS["kimi-k2"], evidence="sglang function_call/kimik2_detector.py"),
+    Format("pythonic", _pythonic, TEXT_SPECIALS["pythonic"], joiner=" ", names=_IDENTIFIER, fit=_keywords_only,
            evidence="sglang function_call/pythonic_detector.py"),
-    Format("internlm", _internlm, ("<|action_start|>", "<|plugin|>", "<|action_end|>"), between=True,
+    Format("internlm", _internlm, TEXT_SPECIALS["internlm"], between=True,
            evidence="sglang function_call/internlm_detector.py"),
-    Format("cohere-command4", _cohere_command4, ("<|START_ACTION|>", "<|END_ACTION|>"),
+    Format("cohere-command4", _cohere_command4, TEXT_SPECIALS["cohere-command4"],
            evidence="sglang function_call/cohere_command4_detector.py"),
-    Format("apertus", _apertus, ("<|tools_prefix|>", "<|tools_suffix|>"),
+    Format("apertus", _apertus, TEXT_SPECIALS["apertus"],
            evidence="sglang function_call/apertus2509_detector.py"),
 )}
 assert tuple(FORMATS) == TEXT_FORMATS, "vocabulary.TEXT_FORMATS and strategies.markup.FORMATS must agree"
-
-_ORDINARY = re.compile(r"\s+|\w+|[^\w\s]")
-
-
-def tokens(text: str, specials: Sequence[str]) -> list[str]:
-    """``text`` as a tokenizer would see its boundaries: each special mark one token, the rest cut into runs of
-    white space, runs of word characters and single other characters (a boundary a byte-pair vocabulary may
-    have; cutting inside a word as well finds nothing more, see docs/producers.md)."""
-    if not specials:
-        return _ORDINARY.findall(text)
-    marks = re.compile("|".join(re.escape(s) for s in sorted(specials, key=len, reverse=True)))
-    out: list[str] = []
-    at = 0
-    for m in marks.finditer(text):
-        out.extend(_ORDINARY.findall(text, at, m.start()))
-        out.append(m.group())
-        at = m.end()
-    out.extend(_ORDINARY.findall(text, at))
-    return out

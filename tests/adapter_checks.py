@@ -33,6 +33,9 @@ LLAMA_PYTHON = os.environ.get("TOOLFUZZ_LLAMA_PYTHON", "")
 #: The python of the environment sglang's parsers live in (sglang pins openai 2.8, and goes in without its
 #: dependencies); .ci/run names .venv-sglang/bin/python. See tests/targets/adapters/test_sglang_venv.py.
 SGLANG_PYTHON = os.environ.get("TOOLFUZZ_SGLANG_PYTHON", "")
+#: The python of the environment vLLM's parsers live in (with a CPU torch; vLLM goes in without its
+#: dependencies); .ci/run names .venv-vllm/bin/python. See tests/targets/adapters/test_vllm_venv.py.
+VLLM_PYTHON = os.environ.get("TOOLFUZZ_VLLM_PYTHON", "")
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "node-openai"
 #: The Vercel AI SDK's parsePartialJson at level partial (its findings: findings/ai-sdk/).
 PARTIAL_EXAMPLE = EXAMPLE.parent / "node-partial"

@@ -35,3 +35,8 @@ if importlib.util.find_spec("sglang") is not None or not os.environ.get("TOOLFUZ
     collect_ignore.append("targets/adapters/test_sglang_venv.py")
 else:
     collect_ignore.append("targets/adapters/test_sglang.py")
+# And vLLM, whose parsers need torch and live in .venv-vllm (TOOLFUZZ_VLLM_PYTHON).
+if importlib.util.find_spec("vllm") is not None or not os.environ.get("TOOLFUZZ_VLLM_PYTHON"):
+    collect_ignore.append("targets/adapters/test_vllm_venv.py")
+else:
+    collect_ignore.append("targets/adapters/test_vllm.py")

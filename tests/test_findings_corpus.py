@@ -1,9 +1,9 @@
 """Every fixture under findings/ replays on the reference: the expected outcome, however it was recorded.
 
 And every finding recorded on a library replays on that library, one test per findings/<library>/ folder:
-the npm package's through node, llama-index's and sglang's with the python of their own environments
-(TOOLFUZZ_LLAMA_PYTHON, TOOLFUZZ_SGLANG_PYTHON). A serving engine's finding is a model's text, not a wire: the
-reference has nothing to assemble there, and its batches are checked to be a text holding every call written.
+the npm package's through node, llama-index's, sglang's and vLLM's with the python of their own environments
+(TOOLFUZZ_LLAMA_PYTHON, TOOLFUZZ_SGLANG_PYTHON, TOOLFUZZ_VLLM_PYTHON). A serving engine's finding is a model's
+text, not a wire: the reference has nothing to assemble there, and its batches are checked to be a text holding every call written.
 A library that is not installed skips its folder, except under CI, where that fails (tests/adapter_checks.py).
 """
 
@@ -21,7 +21,7 @@ from toolfuzz.corpus.replay import Report, fixed_in, load_fixtures, recorded_ver
 from toolfuzz.judge.contestants import resolve
 from toolfuzz.targets import adapters
 from toolfuzz.targets.reference import assemble
-from tests.adapter_checks import LLAMA_PYTHON, PARTIAL_EXAMPLE, SGLANG_PYTHON, node_example, unavailable
+from tests.adapter_checks import LLAMA_PYTHON, PARTIAL_EXAMPLE, SGLANG_PYTHON, VLLM_PYTHON, node_example, unavailable
 from toolfuzz.vocabulary import text_format
 from tests.paths import ROOT
 
@@ -32,7 +32,8 @@ TEXTS = [p for p in PATHS if text_format(load(p).case.dialect)]
 WIRES = [p for p in PATHS if p not in TEXTS]
 #: The environments of their own, by findings folder: the python that replays it.
 ELSEWHERE = {"llama-index": (LLAMA_PYTHON, "llama_index", "TOOLFUZZ_LLAMA_PYTHON"),
-             "sglang": (SGLANG_PYTHON, "sglang", "TOOLFUZZ_SGLANG_PYTHON")}
+             "sglang": (SGLANG_PYTHON, "sglang", "TOOLFUZZ_SGLANG_PYTHON"),
+             "vllm": (VLLM_PYTHON, "vllm", "TOOLFUZZ_VLLM_PYTHON")}
 #: The folders of findings recorded on real libraries (not the hand-written seeds nor the self-test mutants).
 LIBRARIES = sorted(p.name for p in FINDINGS.iterdir() if p.is_dir() and not p.name.startswith(("seed", "selftest-")))
 
@@ -123,7 +124,7 @@ def on_node(library: str, names: set[str]) -> list[Replayed]:
 
 def in_own_environment(library: str, python: str) -> list[Replayed]:
     """A library's findings replayed by the python of its own environment (llama-index needs openai<3, sglang
-    pins openai 2.8)."""
+    pins openai 2.8, vLLM needs torch)."""
     done = subprocess.run([python, "-m", "toolfuzz", "replay", "--json", str(FINDINGS / library)],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr  # 1 would be a divergence nobody recorded

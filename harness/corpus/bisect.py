@@ -27,13 +27,14 @@ to ``fails``, "fixed" the first change to ``passes``, so a bug that came in
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
 from toolfuzz.errors import UsageError
 from toolfuzz.judge import environments
 from toolfuzz.corpus.replay import judged
-from toolfuzz.targets.adapters import distributions_for
+from toolfuzz.targets.adapters import KNOWN, distributions_for, level_of
 from toolfuzz.targets.command import CommandError
 from toolfuzz.vocabulary import Case
 
@@ -58,17 +59,37 @@ class Range:
         return {"fixture": self.fixture, "introduced": self.introduced, "fixed": self.fixed, "tested": self.tested}
 
 
+def requirements_at(target: str, package: str, version: str) -> list[str]:
+    """What an environment for ``target`` on ``package==version`` installs: that release beside whatever else
+    the target's adapter needs (httpx beside httpx-sse), at the releases the installer picks; for a target of
+    an engine with a built-in recipe (sglang, vLLM), the recipe, with that release in place of the recipe's
+    own pin of the package (a package it installs without dependencies stays so) or before the rest."""
+    name = target.partition("@")[0]
+    recipe = next((environments.RECIPES[a.environment] for a in KNOWN if name in a.names and a.environment), ())
+    if recipe:
+        pinned = f"{package}=={version}"
+        if any(_distribution(r) == _distribution(package) for r in recipe):
+            return [pinned if _distribution(r) == _distribution(package) else r for r in recipe]
+        return [pinned, *recipe]
+    others = [d for d in distributions_for(name) if d.lower() != package.lower()]
+    return [f"{package}=={version}", *others]
+
+
+def _distribution(requirement: str) -> str:
+    return re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
 def probe_in_environment(case: Case, target: str, package: str, timeout: float = 5.0,
                          say: Callable[[str], None] = lambda text: None) -> Callable[[str], str]:
-    """A probe: the verdict of ``target`` on ``case`` with ``package==version`` installed, beside whatever else
-    the target's adapter needs (httpx beside httpx-sse), at the releases the installer picks for it."""
-    others = [d for d in distributions_for(target.partition("@")[0]) if d.lower() != package.lower()]
+    """A probe: the verdict of ``target`` on ``case`` with ``package==version`` installed
+    (:func:`requirements_at`)."""
+    level = level_of(target.partition("@")[0]) or "events"
 
     def probe(version: str) -> str:
-        wanted = [f"{package}=={version}", *others]
+        wanted = requirements_at(target, package, version)
         try:
             env = environments.ensure(environments.name_for("bisect", package, version), wanted, say)
-            served = env.served(target, summary=f"{target} with {package} {version}")
+            served = env.served(target, level=level, summary=f"{target} with {package} {version}")
         except (UsageError, CommandError) as e:
             say(f"{package} {version}: error: {e}")
             return "error"

@@ -153,6 +153,13 @@ class Stats:
         if not signature.startswith(target + "/"):
             self.affected.setdefault(signature, set()).add(target)
 
+    def found(self, target: str, replaced: tuple[str, ...] = ()) -> None:
+        """A root cause of ``target`` is known now, in place of those of ``replaced`` (their targets' names):
+        the count a run shows is the fixtures it leaves."""
+        for name in replaced:
+            self.divergences[name] -= 1
+        self.divergences[target] = self.divergences.get(target, 0) + 1
+
     def carry(self, old: str, new: str) -> None:
         """``new`` replaced ``old``: its hits, the targets it was met in and its first sighting go with it."""
         self.hits[new] = self.hits.get(new, 0) + self.hits.pop(old, 0) + 1

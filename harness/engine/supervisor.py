@@ -221,8 +221,7 @@ class Supervisor:
         replaced = self.known.fold(finding, self.stats)
         if replaced is None:
             return
-        name = finding.target.name
-        self.stats.divergences[name] = self.stats.divergences.get(name, 0) + 1
+        self.stats.found(finding.target.name, tuple(old.target for old in replaced))
         self.emit(Found(finding, tuple(old.signature for old in replaced)))
 
     def _ended(self, life: _Life) -> _Life | None:

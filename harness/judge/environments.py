@@ -44,6 +44,16 @@ RECIPES: dict[str, tuple[str, ...]] = {
     # stack its parsers never import, and pins openai 2.8: the parsers' own imports, and the package alone.
     "sglang": ("pydantic", "orjson", "partial-json-parser", "msgspec", "regex", "openai==2.8.0",
                "--no-deps", "sglang==0.5.23"),
+    # vLLM's tool parsers (the vllm-* producer targets).  Their imports reach vLLM's config, which runs torch
+    # code: torch goes in, pinned to a release whose build here is the CPU one (a plain requirement, and
+    # vLLM's own pin, pull the GPU build).  vLLM's metadata asks for a GPU serving stack besides, and pins a
+    # torch of its own, so it goes in without its dependencies, beside what its parsers import; xgrammar (the
+    # engine parsers' grammars) and its FFI likewise, as their pins ask for that torch again.
+    "vllm": ("torch==2.13.0", "transformers>=5.16.1,<5.23", "openai>=2.25", "pydantic", "numpy", "regex", "psutil",
+             "pyzmq", "aiohttp", "requests", "fastapi", "pillow", "pybase64", "cachetools", "prometheus-client",
+             "openai-harmony", "cbor2", "cloudpickle", "uvloop", "py-cpuinfo", "partial-json-parser", "msgspec",
+             "orjson", "ijson", "mistral-common",
+             "--no-deps", "xgrammar==0.2.8", "apache-tvm-ffi==0.1.11", "vllm==0.34.0"),
 }
 _NO_DEPS = "--no-deps"
 

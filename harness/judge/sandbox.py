@@ -147,6 +147,10 @@ class TargetTimedOut(BaseException):
     pass
 
 
+#: Seconds between the alarms that follow a target's first, until it stops.
+_AGAIN = 0.2
+
+
 _state = threading.local()
 _BLOCKED_EVENTS = {"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",
                    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
@@ -263,10 +267,13 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
     previous = None
     if use_alarm:
         previous = signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
+        # Again and again after the first: a raise that lands where Python only reports it (a garbage
+        # collector's callback) or in a target's bare except is lost, and one alarm would leave the case to run
+        # for ever.
+        signal.setitimer(signal.ITIMER_REAL, timeout, _AGAIN)
     start = time.perf_counter()
     try:
-        _state.active = True
+        _state.active = _state.timing = True
         try:
             fn = target.fn_for(case.dialect)
             if target.level == "partial":
@@ -274,7 +281,7 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
             else:
                 result = fn(arg, tools=case.tools, limits=case.limits) if target.takes_request else fn(arg)
         finally:
-            _state.active = False
+            _state.active = _state.timing = False
             if use_alarm:
                 signal.setitimer(signal.ITIMER_REAL, 0)
     except TargetBlocked as e:
@@ -442,8 +449,8 @@ def _library_prefixes() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
-    if getattr(_state, "active", False):
-        _state.active = False
+    if getattr(_state, "timing", False):
+        _state.active = False  # what the target does on its way out is not its work, and not blocked
         raise TargetTimedOut()
 
 

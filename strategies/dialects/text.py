@@ -16,10 +16,10 @@ from typing import Any, Collection
 
 from hypothesis import strategies as st
 
-from toolfuzz.vocabulary import Call, Case, Outcome, Tool
+from toolfuzz.vocabulary import Call, Case, Outcome, Tool, text_tokens
 from toolfuzz.strategies.batches import batch_features, token_batches
 from toolfuzz.strategies.expect import verdict
-from toolfuzz.strategies.markup import FORMATS, Format, Written, tokens
+from toolfuzz.strategies.markup import FORMATS, Format, Written
 from toolfuzz.strategies.serialise import serialisations
 from toolfuzz.strategies.stage import integer, named, pick, stage
 
@@ -80,7 +80,7 @@ def _cases(draw: Any, fmt: Format, dialect: str, generators: tuple[tuple[Tool, A
     between = [_content(draw) for _ in written[1:]] if fmt.between else []
     after = _content(draw)
     text = fmt.render(written, before, between, after)
-    pieces = tokens(text, fmt.specials)
+    pieces = text_tokens(text, fmt.specials)
     batches = token_batches.draw(draw, pieces)
     # Where each call begins, for the features: its name, in order, after the content before it.
     starts, at = [], len(before)

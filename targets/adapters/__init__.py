@@ -101,6 +101,9 @@ KNOWN: tuple[Adapter, ...] = (
     # Serving engines' tool parsers (level producer), each engine in an environment of its own.
     Adapter("toolfuzz.targets.adapters.sglang", ("sglang",), "", tuple(f"sglang-{f}" for f in TEXT_FORMATS),
             environment="sglang", level="producer"),
+    Adapter("toolfuzz.targets.adapters.vllm", ("vllm",), "",
+            tuple(f"vllm-{f}" for f in TEXT_FORMATS if f not in ("internlm", "cohere-command4")),
+            environment="vllm", level="producer"),
 )
 
 

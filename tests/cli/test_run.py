@@ -85,7 +85,7 @@ def test_a_producer_run_with_no_parser_here_says_how_to_get_one(tmp_path, capsys
     monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path / "envs"))
     code, out, err = run(capsys, "--level", "producer", "--findings", tmp_path)
     assert code == 2 and err.strip() == ("toolfuzz run: no serving engine's parser here: make one's environment "
-                                         "first (toolfuzz env add sglang), or name --target")
+                                         "first (toolfuzz env add sglang; toolfuzz env add vllm), or name --target")
     code, out, err = run(capsys, "--dialect", "text:hermes", "--findings", tmp_path)
     assert code == 2 and "--dialect text:hermes is a model's text: it goes with --level producer" in err
 

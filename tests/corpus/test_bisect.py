@@ -125,6 +125,25 @@ def test_a_release_is_probed_beside_what_else_the_target_s_adapter_needs(environ
     assert said == ["httpx-sse 0.4.0: error: not made in this test"]
 
 
+def test_a_serving_engine_s_release_is_probed_with_its_recipe_that_release_in_place_of_the_pin(environments_asked):
+    from toolfuzz.corpus import bisect as bisection
+    from toolfuzz.judge.environments import RECIPES
+
+    fixture = ROOT / "findings" / "sglang" / "sglang-hermes--arguments_invalid--plain.json"
+    probe = bisection.probe_in_environment(load(fixture).case, "sglang-hermes", "sglang", say=lambda text: None)
+    assert probe("0.5.20") == "error"
+    (asked,) = environments_asked
+    # sglang goes in without its dependencies, as its recipe says, beside what its parsers import.
+    assert asked == ("bisect-sglang-0.5.20", [*RECIPES["sglang"][:-1], "sglang==0.5.20"])
+    assert asked[1][-2:] == ["--no-deps", "sglang==0.5.20"]
+    # vLLM's torch is a package of the recipe too; a package outside it is put in beside the recipe's.
+    torch = bisection.requirements_at("vllm-hermes@vllm", "torch", "2.12.0")
+    assert "torch==2.12.0" in torch and "torch==2.13.0" not in torch and torch[-1] == "vllm==0.34.0"
+    jiter = bisection.requirements_at("vllm-hermes", "jiter", "0.8.0")
+    assert jiter == ["jiter==0.8.0", *RECIPES["vllm"]]
+    assert bisection.requirements_at("httpx-sse", "httpx-sse", "0.4.0") == ["httpx-sse==0.4.0", "httpx"]
+
+
 def test_the_first_release_that_loads_is_found_by_halving_past_a_run_of_old_ones_that_do_not():
     versions = [f"0.{i}" for i in range(100)] + [f"1.{i}" for i in range(20)]
     verdicts = {v: "error" if v.startswith("0.") else "passes" if int(v[2:]) < 12 else "fails" for v in versions}

@@ -41,5 +41,14 @@ def test_hits_add_up_the_earliest_sighting_stands_and_a_replacement_takes_both_o
     assert mine.hits == {"t/k/plain": 6, "t/k/b": 1} and mine.first_seen["t/k/plain"] == (4, 2.0)
 
 
+def test_a_root_cause_that_replaces_others_counts_once_in_their_place():
+    stats = Stats()
+    stats.found("t")
+    stats.found("t")
+    stats.found("u")
+    stats.found("t", replaced=("t", "t"))  # more general than both of t's
+    assert stats.divergences == {"t": 1, "u": 1}
+
+
 def test_a_raise_signature_puts_its_crash_state_beside_the_kind():
     assert signature_of("t", "raised", ["crlf"], "KeyError at m.f") == "t/raised[KeyError at m.f]/crlf"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from toolfuzz.engine.events import Found
 from toolfuzz.engine.search import search, search_for_kind
 from toolfuzz.strategies import PLAIN_FEATURES
@@ -125,3 +127,32 @@ def test_at_the_partial_level_every_rule_a_case_breaks_is_a_root_cause_of_its_ow
                              timeout=120)  # ended by examples: no case may run out of time on a busy machine
     assert stats.stopped_by == "examples"
     assert {f.divergence.kind for f in findings} == {"number_before_complete", "string_not_prefix"}
+
+
+def test_a_case_that_ran_out_of_time_once_and_then_answered_in_time_is_flaky_not_a_finding():
+    calls = []
+
+    def pausing(assemble):
+        def paused_once(*args, **kwargs):
+            calls.append(1)
+            while len(calls) == 1:  # the first call only, as a pause of the machine's would
+                pass
+            return assemble(*args, **kwargs)
+        return paused_once
+
+    paused = replace(REFERENCE.wrapped(pausing), name="paused")
+    findings, stats = search([paused], PLAIN, max_examples=5, budget=600, seed=1, timeout=0.5)
+    assert findings == [] and len(calls) == 6  # five cases, and the first again
+    assert stats.flaky == ["paused ran out of time once on a case it then answered within 0.5 s: not a finding"]
+
+
+def test_a_case_that_runs_out_of_time_again_is_a_finding():
+    def sticking(assemble):
+        def stuck(*args, **kwargs):
+            while True:
+                pass
+        return stuck
+
+    findings, stats = search([replace(REFERENCE.wrapped(sticking), name="stuck")], PLAIN, max_examples=2,
+                             budget=600, seed=1, timeout=0.3)
+    assert [f.divergence.kind for f in findings] == ["timed_out"] and stats.flaky == []

@@ -48,6 +48,30 @@ def test_what_a_recipe_lists_after_no_deps_goes_in_alone_and_ci_pins_sglang_as_i
     assert f'SGLANG="{environments.RECIPES["sglang"][-1]}"' in ci
 
 
+def test_the_vllm_recipe_pins_a_cpu_torch_and_puts_vllm_in_alone_as_ci_does(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path))
+    monkeypatch.setattr(environments.shutil, "which", lambda name: None)
+    steps = []
+
+    def ran(argv, **kwargs):
+        steps.append(argv)
+        if "venv" in argv:
+            Path(argv[-1]).mkdir(parents=True)
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(environments.subprocess, "run", ran)
+    environments.add("vllm", [])
+    *_, plain, bare = steps
+    # A bare torch requirement, or vLLM's own pin, would pull the GPU build: the recipe names the release.
+    assert "torch==2.13.0" in plain and not any(r.startswith("vllm") for r in plain)
+    assert bare[bare.index("--no-deps"):] == ["--no-deps", "xgrammar==0.2.8", "apache-tvm-ffi==0.1.11", "vllm==0.34.0"]
+    recipe = environments.RECIPES["vllm"]
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert f'VLLM="{" ".join(recipe[recipe.index("--no-deps") + 1:])}"' in ci
+    pinned = (ROOT / "constraints" / "vllm.txt").read_text()
+    assert "\ntorch==2.13.0+cpu\n" in pinned and "\nvllm==" not in pinned
+
+
 def test_an_unknown_environment_or_a_bad_name_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path))
     with pytest.raises(UsageError, match=r"no environment 'nope' \(toolfuzz env add nope REQUIREMENT\.\.\.; known: "

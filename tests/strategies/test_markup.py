@@ -1,4 +1,4 @@
-"""toolfuzz.strategies.markup: each format's rendering, and the token boundaries a batch may fall on."""
+"""toolfuzz.strategies.markup: each format's rendering."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import ast
 import pytest
 from hypothesis import given, strategies as st
 
-from toolfuzz.strategies.markup import FORMATS, Written, python_literal, tokens
+from toolfuzz.strategies.markup import FORMATS, Written, python_literal
 from toolfuzz.vocabulary import TEXT_FORMATS
 
 CALL = Written("get_weather", {"city": "Paris"}, '{"city": "Paris"}')
@@ -34,20 +34,6 @@ def test_a_rendering_holds_each_call_and_the_content_in_order(name):
 def test_the_hermes_rendering_is_the_documented_layout():
     assert FORMATS["hermes"].render([CALL], "", [], "") == (
         '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
-
-
-@given(st.text(max_size=40))
-def test_tokens_join_back_to_the_text_and_never_cut_a_special_mark(text):
-    marks = FORMATS["deepseek-v3"].specials
-    whole = text + marks[0] + text + marks[4] + "x"
-    pieces = tokens(whole, marks)
-    assert "".join(pieces) == whole
-    assert marks[0] in pieces and marks[4] in pieces
-    assert all(p for p in pieces)
-
-
-def test_tokens_cut_words_white_space_and_punctuation_apart():
-    assert tokens('a bc  {"d":', ()) == ["a", " ", "bc", "  ", "{", '"', "d", '"', ":"]
 
 
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)

@@ -21,8 +21,8 @@ from tests.adapter_checks import assert_registered  # noqa: E402
 from toolfuzz.judge.compare import compare  # noqa: E402
 from toolfuzz.judge.compare_producer import same_value  # noqa: E402
 from toolfuzz.judge.sandbox import observe  # noqa: E402
-from toolfuzz.strategies.markup import FORMATS, Written, tokens  # noqa: E402
-from toolfuzz.vocabulary import COMPLETE, TEXT_FORMATS, Call, Case, Outcome, Tool  # noqa: E402
+from toolfuzz.strategies.markup import FORMATS, Written  # noqa: E402
+from toolfuzz.vocabulary import COMPLETE, TEXT_FORMATS, Call, Case, Outcome, Tool, text_tokens  # noqa: E402
 
 BY_FORMAT = {t.extra["format"]: t for t in TARGETS}
 TOOLS = (Tool("get_weather", {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
@@ -39,7 +39,7 @@ CALLS = (Written("get_weather", {"city": "Paris", "days": 3}, '{"city": "Paris",
 def case(fmt: str, calls=CALLS, before: str = "", after: str = "", batches: str = "one") -> Case:
     """``calls`` written in ``fmt`` and cut into one batch, or (``"tokens"``) a token each."""
     text = FORMATS[fmt].render(calls, before, [], after)
-    pieces = [text] if batches == "one" else tokens(text, FORMATS[fmt].specials)
+    pieces = [text] if batches == "one" else text_tokens(text, FORMATS[fmt].specials)
     expected = tuple(Call(0, k, None, c.name, json.dumps(c.value), COMPLETE) for k, c in enumerate(calls))
     return Case(reads=tuple(p.encode() for p in pieces), expected=Outcome(expected, None, FORMATS[fmt].joiner.join(
         p for p in (before, after) if p)), tools=TOOLS, dialect=f"text:{fmt}", events=())

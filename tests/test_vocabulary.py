@@ -1,0 +1,26 @@
+"""toolfuzz.vocabulary: the token boundaries a producer case's batches may fall on."""
+
+from __future__ import annotations
+
+from hypothesis import given, strategies as st
+
+from toolfuzz.vocabulary import TEXT_FORMATS, TEXT_SPECIALS, text_tokens
+
+
+def test_every_format_says_which_marks_are_one_token():
+    assert set(TEXT_SPECIALS) == set(TEXT_FORMATS)
+
+
+@given(st.text(max_size=40))
+def test_tokens_join_back_to_the_text_and_never_cut_a_special_mark(text):
+    marks = TEXT_SPECIALS["deepseek-v3"]
+    whole = text + marks[0] + text + marks[4] + "x"
+    pieces = text_tokens(whole, marks)
+    assert "".join(pieces) == whole
+    assert marks[0] in pieces and marks[4] in pieces
+    assert all(p for p in pieces)
+
+
+def test_tokens_cut_words_white_space_and_runs_of_punctuation_apart():
+    # A run of punctuation stays whole: every vocabulary holds '":' as one token, and a parser may count on it.
+    assert text_tokens('a bc  {"d": [1]}', ()) == ["a", " ", "bc", "  ", '{"', "d", '":', " ", "[", "1", "]}"]
