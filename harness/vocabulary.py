@@ -83,7 +83,7 @@ DIALECTS = ("openai-chat", "openai-responses", "anthropic")
 #: The ways models write tool calls as text, which serving engines' parsers read back into calls
 #: (docs/producers.md): the project's own renderings, one per format (``toolfuzz.strategies.markup``).
 TEXT_FORMATS = ("hermes", "qwen25", "llama3", "mistral", "deepseek-v3", "deepseek-v31", "kimi-k2", "pythonic",
-                "internlm", "cohere-command4", "apertus")
+                "internlm", "cohere-command4", "apertus", "qwen3-coder")
 _DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
              "<｜tool▁sep｜>")
 #: Each format's marks that its model's tokenizer holds as one special token: a batch boundary never falls
@@ -95,6 +95,8 @@ TEXT_SPECIALS: dict[str, tuple[str, ...]] = {
                 "<|tool_call_end|>", "<|tool_call_argument_begin|>"),
     "pythonic": (), "internlm": ("<|action_start|>", "<|plugin|>", "<|action_end|>"),
     "cohere-command4": ("<|START_ACTION|>", "<|END_ACTION|>"), "apertus": ("<|tools_prefix|>", "<|tools_suffix|>"),
+    # Qwen3's vocabulary holds <tool_call> and </tool_call> whole; its <function=...> and <parameter=...> not.
+    "qwen3-coder": ("<tool_call>", "</tool_call>"),
 }
 #: The producer level's dialects: a model's generated text in one format, cut into token batches.  A case
 #: of one holds the batches as its reads and the calls written as its expected outcome.

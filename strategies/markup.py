@@ -57,11 +57,45 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BARE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _keywords_only(value: Any) -> Any:
+def _keywords_only(value: Any, parameters: Any) -> Any:
     """The arguments a pythonic call can pass: keywords that are Python identifiers, not Python's keywords."""
     if not isinstance(value, dict):
         return {}
     return {k: v for k, v in value.items() if _IDENTIFIER.fullmatch(k) and not keyword.iskeyword(k)}
+
+
+#: Each JSON Schema type, and the values of it.
+_OF_TYPE: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list), "null": lambda v: v is None}
+#: The marks of the XML layout, which no parameter's text may hold.
+_XML_MARKS = re.compile(r"<\s*/?\s*(?:parameter|function|tool_call)")
+#: A parameter's name as ``<parameter=NAME>`` can hold it.
+_PARAMETER = re.compile(r"[^<>\s](?:[^<>]*[^<>\s])?")
+
+
+def _typed_parameters(value: Any, parameters: Any) -> Any:
+    """The arguments an XML call can pass: each parameter's text is its string, or the JSON of any other value,
+    so a text means one value only where the schema gives the parameter one type, and the value is of it (the
+    text ``5`` is a string or a number as the schema says).  Nor may a text hold the layout's marks."""
+    if not isinstance(value, dict) or not isinstance(parameters, dict):
+        return {}
+    properties = parameters.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    kept = {}
+    for k, v in value.items():
+        schema = properties.get(k)
+        kind = schema.get("type") if isinstance(schema, dict) else None
+        if (isinstance(kind, str) and kind in _OF_TYPE and _OF_TYPE[kind](v) and _PARAMETER.fullmatch(k)
+                and not _XML_MARKS.search(_parameter_text(v))):
+            kept[k] = v
+    return kept
+
+
+def _parameter_text(value: Any) -> str:
+    return value if isinstance(value, str) else _json(value)
 
 
 @dataclass(frozen=True)
@@ -77,8 +111,12 @@ class Format:
     joiner: str = ""
     #: The tool names the format can write.
     names: re.Pattern[str] = _BARE_NAME
-    #: The arguments value as the format can write it (the value a case then expects).
-    fit: Callable[[Any], Any] = field(default=lambda value: value)
+    #: The arguments value as the format can write it, given the tool's parameters schema (the value a case
+    #: then expects).
+    fit: Callable[[Any, Any], Any] = field(default=lambda value, parameters: value)
+    #: Whether a call's arguments are written as their JSON text (the text a case then expects), or as the
+    #: format's own spelling of the value (the case then expects the value's JSON).
+    json_text: bool = True
     #: Where the layout comes from: the engine's parser (docs/producers.md has the lines).
     evidence: str = ""
 
@@ -142,6 +180,13 @@ def _cohere_command4(calls: Sequence[Written]) -> str:
     return "<|START_ACTION|>[\n    " + ",\n    ".join(items) + "\n]<|END_ACTION|>"
 
 
+def _qwen3_coder(calls: Sequence[Written]) -> str:
+    return "\n".join(
+        "<tool_call>\n<function=" + c.name + ">\n"
+        + "".join(f"<parameter={k}>\n{_parameter_text(v)}\n</parameter>\n" for k, v in c.value.items())
+        + "</function>\n</tool_call>" for c in calls)
+
+
 def _apertus(calls: Sequence[Written]) -> str:
     return "<|tools_prefix|>[" + ", ".join(f"{{{_json(c.name)}: {c.text}}}" for c in calls) + "]<|tools_suffix|>"
 
@@ -160,12 +205,14 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            evidence="sglang function_call/deepseekv31_detector.py"),
     Format("kimi-k2", _kimi_k2, TEXT_SPECIALS["kimi-k2"], evidence="sglang function_call/kimik2_detector.py"),
     Format("pythonic", _pythonic, TEXT_SPECIALS["pythonic"], joiner=" ", names=_IDENTIFIER, fit=_keywords_only,
-           evidence="sglang function_call/pythonic_detector.py"),
+           json_text=False, evidence="sglang function_call/pythonic_detector.py"),
     Format("internlm", _internlm, TEXT_SPECIALS["internlm"], between=True,
            evidence="sglang function_call/internlm_detector.py"),
     Format("cohere-command4", _cohere_command4, TEXT_SPECIALS["cohere-command4"],
            evidence="sglang function_call/cohere_command4_detector.py"),
     Format("apertus", _apertus, TEXT_SPECIALS["apertus"],
            evidence="sglang function_call/apertus2509_detector.py"),
+    Format("qwen3-coder", _qwen3_coder, TEXT_SPECIALS["qwen3-coder"], joiner="\n", fit=_typed_parameters,
+           json_text=False, evidence="sglang function_call/qwen3_coder_detector.py; Qwen3-Coder's chat template"),
 )}
 assert tuple(FORMATS) == TEXT_FORMATS, "vocabulary.TEXT_FORMATS and strategies.markup.FORMATS must agree"

@@ -23,7 +23,7 @@ from toolfuzz.strategies.markup import FORMATS, Format, Written
 from toolfuzz.strategies.serialise import serialisations
 from toolfuzz.strategies.stage import integer, named, pick, stage
 
-__all__ = ["TextDialect", "DIALECTS", "usable_for"]
+__all__ = ["TextDialect", "DIALECTS", "usable_for", "LOOKALIKES"]
 
 #: What a model writes around its calls, the plainest first.  Some hold what a parser may take for the start
 #: of a call (a brace, a bracket, an angle bracket): a model writes them in prose all the same.
@@ -33,6 +33,21 @@ _TEXTS = ("Let me check that.", "I'll look that up for you.\n", "Un instant — 
 
 #: Draws of a call's arguments, of which the shortest is written.
 _TRIES = 3
+
+#: Strings that spell another JSON value.  A format that writes a string as itself (an XML parameter) leaves
+#: its parser to tell them from that value by the schema's type alone; now and then a call's top-level strings
+#: are these.
+LOOKALIKES = ("null", "true", "false", "0", "-1", "1.5", "1e3", "[]", "{}", "None", "NULL")
+
+
+def _lookalikes(draw: Any, value: Any) -> Any:
+    if not isinstance(value, dict) or integer(draw, 0, 3) < 3:
+        return value
+    return {k: pick(draw, LOOKALIKES) if isinstance(v, str) else v for k, v in value.items()}
+
+
+def _spelled(value: Any) -> bool:
+    return isinstance(value, dict) and any(isinstance(v, str) and v in LOOKALIKES for v in value.values())
 
 
 def _length(value: Any) -> int:
@@ -74,7 +89,8 @@ def _cases(draw: Any, fmt: Format, dialect: str, generators: tuple[tuple[Tool, A
             tool, arguments = pick(draw, usable)
             # A tool call a model writes is short; a long one makes every case of the quadratic parsers a
             # time-out (one root cause a target, learnt once), so the shortest of a few draws is kept.
-            value = min((fmt.fit(draw(arguments)) for _ in range(_TRIES)), key=_length)
+            value = min((fmt.fit(draw(arguments), tool.parameters) for _ in range(_TRIES)), key=_length)
+            value = _lookalikes(draw, value)
             written.append(Written(tool.name, value, serialisations.draw(draw, value)))
     before = _content(draw)
     between = [_content(draw) for _ in written[1:]] if fmt.between else []
@@ -90,8 +106,8 @@ def _cases(draw: Any, fmt: Format, dialect: str, generators: tuple[tuple[Tool, A
         at += len(call.name)
     calls = []
     for k, call in enumerate(written):
-        # What the model wrote as JSON; a pythonic call wrote Python, whose value is this JSON text's.
-        arguments = call.text if fmt.name != "pythonic" else json.dumps(call.value, ensure_ascii=False)
+        # What the model wrote as JSON; a pythonic or XML call wrote its own spelling, whose value is this JSON's.
+        arguments = call.text if fmt.json_text else json.dumps(call.value, ensure_ascii=False)
         calls.append(Call(0, k, None, call.name, arguments, verdict(call.name, arguments, tools)))
     content = fmt.joiner.join(part for part in (before, *between, after) if part)
     features = batch_features(batches, pieces, starts)
@@ -99,6 +115,8 @@ def _cases(draw: Any, fmt: Format, dialect: str, generators: tuple[tuple[Tool, A
                                           ("content-after", after)) if there}
     if len(written) > 1:
         features.add("multi-call")
+    if any(_spelled(call.value) for call in written):
+        features.add("lookalike-strings")
     return Case(reads=tuple(b.encode("utf-8", "surrogatepass") for b in batches),
                 expected=Outcome(tuple(calls), None, content), tools=tools, dialect=dialect,
                 # Not a wire: no event is dispatched, and no events-level target is fed anything.

@@ -45,7 +45,28 @@ def test_a_python_literal_reads_back_as_the_json_value(value):
 
 def test_a_pythonic_call_passes_only_keywords_python_can_write():
     fit = FORMATS["pythonic"].fit
-    assert fit({"ok": 1, "not ok": 2, "class": 3, "_x": [-1]}) == {"ok": 1, "_x": [-1]}
+    assert fit({"ok": 1, "not ok": 2, "class": 3, "_x": [-1]}, {}) == {"ok": 1, "_x": [-1]}
     assert FORMATS["pythonic"].render([Written("f", {"a": -1, "b": "x"}, "")], "", [], "") == "[f(a=-1, b='x')]"
     value = {"not ok": 1}
-    assert FORMATS["hermes"].fit(value) is value  # a JSON format writes any value
+    assert FORMATS["hermes"].fit(value, {}) is value  # a JSON format writes any value
+
+
+def test_the_qwen3_coder_rendering_is_its_chat_template_s_layout():
+    call = Written("get_weather", {"city": "Paris", "days": 3, "tags": ["a"]}, "")
+    assert FORMATS["qwen3-coder"].render([call, OTHER], "Sure.", [], "") == (
+        "Sure.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+        "<parameter=days>\n3\n</parameter>\n<parameter=tags>\n[\"a\"]\n</parameter>\n</function>\n</tool_call>\n"
+        "<tool_call>\n<function=search>\n<parameter=q>\nx\n</parameter>\n</function>\n</tool_call>")
+
+
+def test_an_xml_call_passes_only_what_its_text_says_one_way():
+    fit = FORMATS["qwen3-coder"].fit
+    schema = {"type": "object", "properties": {
+        "s": {"type": "string"}, "n": {"type": "number"}, "i": {"type": "integer"}, "b": {"type": "boolean"},
+        "o": {"type": "object"}, "either": {"type": ["string", "integer"]}, "any": {},
+        "tag": {"type": "string"}, "in json": {"type": "array"}, "x": {"type": "integer"}}}
+    value = {"s": " 5 ", "n": 2, "i": 7, "b": False, "o": {"k": None}, "either": "5", "any": 1,
+             "tag": "a</parameter>b", "in json": ["<function=f>"], "x": True, "undeclared": "u"}
+    # The text 5 is a string or a number as the schema says: kept where it gives one type, and the value is of it.
+    assert fit(value, schema) == {"s": " 5 ", "n": 2, "i": 7, "b": False, "o": {"k": None}}
+    assert fit([1], schema) == {} and fit({"s": "x"}, {"anyOf": []}) == {}

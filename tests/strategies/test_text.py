@@ -9,6 +9,7 @@ import pytest
 from hypothesis.errors import InvalidArgument
 
 from toolfuzz.strategies.cases import PLAIN_TEXT, Planner
+from toolfuzz.strategies.dialects.text import LOOKALIKES
 from toolfuzz.strategies.markup import FORMATS
 from toolfuzz.vocabulary import TEXT_DIALECTS, Tool
 
@@ -35,6 +36,21 @@ def test_the_plainest_case_is_one_call_no_content_one_batch():
     case = Planner(dialect="text:hermes").render({})
     assert len(case.expected.calls) == 1 and case.expected.content == ""
     assert set(case.features) == PLAIN_TEXT and len(case.reads) == 1
+
+
+def test_some_calls_pass_strings_that_spell_other_values_and_an_xml_call_writes_them_bare():
+    planner = Planner(dialect="text:qwen3-coder")
+    spelled = 0
+    for seed in range(200):
+        case = planner.draw(seed)
+        text = b"".join(case.reads).decode()
+        for call in case.expected.calls:
+            for key, value in json.loads(call.arguments).items():
+                if value in LOOKALIKES:
+                    spelled += 1
+                    assert f"<parameter={key}>\n{value}\n</parameter>" in text
+                    assert "lookalike-strings" in case.features
+    assert spelled > 10
 
 
 def test_the_content_expected_is_what_the_model_wrote_around_the_calls():
