@@ -6,7 +6,10 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
@@ -20,6 +23,7 @@ from toolfuzz.judge.sandbox import Observation, observe
 from toolfuzz.targets import adapters
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.reference import assemble
+from tests.paths import ROOT
 
 SEED = Path(__file__).resolve().parent.parent / "findings" / "seed"
 SEEDS = sorted(p.stem for p in SEED.glob("*.json"))
@@ -122,3 +126,35 @@ def node_example(example: Path = EXAMPLE, package: str = "openai") -> Path:
     if not installed.is_file() or json.loads(installed.read_text())["version"] != wanted:
         unavailable(f"{package} {wanted} is not installed in {example}: npm ci --prefix examples/{example.name}")
     return example
+
+
+def adapter_tests_pass_in(python: str, tests: str) -> None:
+    """The tests in ``tests`` (a path under the checkout), run by ``python`` (an environment of their own),
+    pass, and all of them ran: exit 0 also covers "all skipped"."""
+    done = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests],
+                          cwd=ROOT, capture_output=True, text=True, timeout=500)  # under pytest-timeout's 600 s
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    summary = out.strip().splitlines()[-1]
+    assert re.search(r"\b\d+ passed\b", summary) and not re.search(r"skipped|deselected|xfail", summary), out
+
+
+def producer_run_served_from(environment: str, python: str, targets: list[str], folder: Path) -> tuple[int, dict]:
+    """``toolfuzz run --level producer`` of ``targets`` (``NAME@environment``), 150 examples, from this
+    environment: the engine's environment as ``toolfuzz env add`` leaves it, made of ``python``'s (its folder
+    and its record); the exit status and the JSON summary.  Fixtures go to ``folder / "found"``."""
+    envs = folder / "envs"
+    envs.mkdir()
+    (envs / environment).symlink_to(Path(python).parent.parent)
+    record = envs / environment / "toolfuzz-env.json"
+    try:
+        record.write_text(json.dumps({"name": environment, "requirements": [], "toolfuzz": ""}))
+        done = subprocess.run(
+            [sys.executable, "-m", "toolfuzz", "run", "--level", "producer",
+             *(a for t in targets for a in ("--target", t)), "--max-examples", "150", "--seed", "3",
+             "--database", "none", "--findings", str(folder / "found"), "--json"],
+            cwd=ROOT, capture_output=True, text=True, timeout=500, env={**os.environ, "TOOLFUZZ_ENVS": str(envs)})
+    finally:
+        record.unlink(missing_ok=True)  # the record is written into the real environment's folder
+    assert done.returncode in (0, 1) and done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)

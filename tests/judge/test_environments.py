@@ -27,10 +27,12 @@ def test_a_recipe_gives_the_requirements_of_what_cannot_share_toolfuzz_s_environ
     assert environments.requirements_for("plain", []) == []
 
 
-def test_what_a_recipe_lists_after_no_deps_goes_in_alone_and_ci_pins_sglang_as_its_recipe(tmp_path, monkeypatch):
+@pytest.fixture
+def install_steps(tmp_path, monkeypatch) -> list[list[str]]:
+    """Every command an environment is made with, none of them run (the venv's folder is made)."""
     monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path))
-    monkeypatch.setattr(environments.shutil, "which", lambda name: None)  # venv and pip, the steps compared below
-    steps = []
+    monkeypatch.setattr(environments.shutil, "which", lambda name: None)  # venv and pip, the steps compared
+    steps: list[list[str]] = []
 
     def ran(argv, **kwargs):
         steps.append(argv)
@@ -39,8 +41,12 @@ def test_what_a_recipe_lists_after_no_deps_goes_in_alone_and_ci_pins_sglang_as_i
         return subprocess.CompletedProcess(argv, 0, "", "")
 
     monkeypatch.setattr(environments.subprocess, "run", ran)
+    return steps
+
+
+def test_what_a_recipe_lists_after_no_deps_goes_in_alone_and_ci_pins_sglang_as_its_recipe(tmp_path, install_steps):
     environments.add("sglang", [])
-    *_, plain, bare = steps
+    *_, plain, bare = install_steps
     assert "--no-deps" not in plain and {"openai==2.8.0", "msgspec"} <= set(plain) and "sglang==0.5.23" not in plain
     assert bare[-2:] == ["--no-deps", "sglang==0.5.23"]
     assert (tmp_path / "sglang" / "toolfuzz-env.json").is_file()
@@ -48,20 +54,9 @@ def test_what_a_recipe_lists_after_no_deps_goes_in_alone_and_ci_pins_sglang_as_i
     assert f'SGLANG="{environments.RECIPES["sglang"][-1]}"' in ci
 
 
-def test_the_vllm_recipe_pins_a_cpu_torch_and_puts_vllm_in_alone_as_ci_does(tmp_path, monkeypatch):
-    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path))
-    monkeypatch.setattr(environments.shutil, "which", lambda name: None)
-    steps = []
-
-    def ran(argv, **kwargs):
-        steps.append(argv)
-        if "venv" in argv:
-            Path(argv[-1]).mkdir(parents=True)
-        return subprocess.CompletedProcess(argv, 0, "", "")
-
-    monkeypatch.setattr(environments.subprocess, "run", ran)
+def test_the_vllm_recipe_pins_a_cpu_torch_and_puts_vllm_in_alone_as_ci_does(install_steps):
     environments.add("vllm", [])
-    *_, plain, bare = steps
+    *_, plain, bare = install_steps
     # A bare torch requirement, or vLLM's own pin, would pull the GPU build: the recipe names the release.
     assert "torch==2.13.0" in plain and not any(r.startswith("vllm") for r in plain)
     assert bare[bare.index("--no-deps"):] == ["--no-deps", "xgrammar==0.2.8", "apache-tvm-ffi==0.1.11", "vllm==0.34.0"]

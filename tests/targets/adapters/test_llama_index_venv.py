@@ -9,19 +9,8 @@ skip. The findings recorded on llama-index are replayed there too (tests/test_fi
 
 from __future__ import annotations
 
-import re
-import subprocess
-
-from tests.adapter_checks import LLAMA_PYTHON
-from tests.paths import ROOT
+from tests.adapter_checks import LLAMA_PYTHON, adapter_tests_pass_in
 
 
 def test_the_llama_index_adapter_tests_pass_in_their_own_environment():
-    done = subprocess.run(
-        [LLAMA_PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/targets/adapters/test_llama_index.py"],
-        cwd=ROOT, capture_output=True, text=True, timeout=500)  # under pytest-timeout's 600 s: our message wins
-    out = done.stdout + done.stderr
-    assert done.returncode == 0, out
-    summary = out.strip().splitlines()[-1]
-    # Exit 0 also covers "all skipped": the point is that they ran.
-    assert re.search(r"\b\d+ passed\b", summary) and not re.search(r"skipped|deselected|xfail", summary), out
+    adapter_tests_pass_in(LLAMA_PYTHON, "tests/targets/adapters/test_llama_index.py")

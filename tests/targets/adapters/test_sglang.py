@@ -6,7 +6,6 @@ test_sglang_venv.py), with sglang installed without its dependencies.
 
 from __future__ import annotations
 
-import json
 from importlib import metadata
 
 import pytest
@@ -17,44 +16,23 @@ from tests.adapter_checks import require
 require("toolfuzz.targets.adapters.sglang")
 
 from toolfuzz.targets.adapters.sglang import PARSERS, TARGETS  # noqa: E402
+from tests import producer_cases  # noqa: E402
 from tests.adapter_checks import assert_registered  # noqa: E402
+from tests.producer_cases import CALLS, case  # noqa: E402
 from toolfuzz.judge.compare import compare  # noqa: E402
-from toolfuzz.judge.compare_producer import same_value  # noqa: E402
 from toolfuzz.judge.sandbox import observe  # noqa: E402
-from toolfuzz.strategies.markup import FORMATS, Written  # noqa: E402
-from toolfuzz.vocabulary import COMPLETE, TEXT_FORMATS, Call, Case, Outcome, Tool, text_tokens  # noqa: E402
+from toolfuzz.strategies.markup import Written  # noqa: E402
+from toolfuzz.vocabulary import TEXT_FORMATS, Case  # noqa: E402
 
 BY_FORMAT = {t.extra["format"]: t for t in TARGETS}
-TOOLS = (Tool("get_weather", {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-                              "required": ["city"]}),
-         Tool("search", {"type": "object", "properties": {"query": {"type": "string"}, "exact": {"type": "boolean"},
-                                                         "tags": {"type": "array", "items": {"type": "string"}},
-                                                         "filters": {"type": "object"}}}))
-#: Plain calls every format writes (no negative number: pythonic's whole parse loses those, a finding).
-CALLS = (Written("get_weather", {"city": "Paris", "days": 3}, '{"city": "Paris", "days": 3}'),
-         Written("search", {"query": "cafés near me", "exact": True, "tags": ["a", "b"], "filters": {"open": None}},
-                 '{"query": "cafés near me", "exact": true, "tags": ["a", "b"], "filters": {"open": null}}'))
-
-
-def case(fmt: str, calls=CALLS, before: str = "", after: str = "", batches: str = "one") -> Case:
-    """``calls`` written in ``fmt`` and cut into one batch, or (``"tokens"``) a token each."""
-    text = FORMATS[fmt].render(calls, before, [], after)
-    pieces = [text] if batches == "one" else text_tokens(text, FORMATS[fmt].specials)
-    expected = tuple(Call(0, k, None, c.name, json.dumps(c.value), COMPLETE) for k, c in enumerate(calls))
-    return Case(reads=tuple(p.encode() for p in pieces), expected=Outcome(expected, None, FORMATS[fmt].joiner.join(
-        p for p in (before, after) if p)), tools=TOOLS, dialect=f"text:{fmt}", events=())
 
 
 def answer(fmt: str, c: Case) -> dict:
-    target = BY_FORMAT[fmt]
-    return target.fn([r.decode() for r in c.reads], tools=c.tools, limits=c.limits)
+    return producer_cases.answer(BY_FORMAT[fmt], c)
 
 
 def kinds(fmt: str, c: Case) -> list[str]:
-    target = BY_FORMAT[fmt]
-    seen = observe(target, c, timeout=30)
-    assert seen.raised is None, seen.raised
-    return [d.kind for d in compare(c.expected, seen, target)]
+    return producer_cases.kinds(BY_FORMAT[fmt], c)
 
 
 def test_every_format_has_a_target_registered_with_the_installed_version():
@@ -66,13 +44,7 @@ def test_every_format_has_a_target_registered_with_the_installed_version():
 
 @pytest.mark.parametrize("fmt", TEXT_FORMATS)
 def test_each_parser_reads_the_plain_rendering_of_its_format_back_exactly(fmt):
-    # The evidence that each rendering is the format the parser reads: its whole-text parse, which the server
-    # hands on for a response it does not stream, gives back every call written, value for value.
-    for calls in (CALLS[:1], CALLS, (CALLS[0], CALLS[0])):
-        got = answer(fmt, case(fmt, calls))["whole"]
-        assert [c["name"] for c in got["calls"]] == [c.name for c in calls], (fmt, got)
-        assert all(same_value(json.loads(g["arguments"]), w.value) for g, w in zip(got["calls"], calls)), (fmt, got)
-        assert got["content"].strip() == "", (fmt, got)
+    producer_cases.assert_reads_the_plain_rendering_back(BY_FORMAT[fmt], fmt)
 
 
 def test_the_streamed_deltas_are_what_the_server_sends_an_id_and_a_name_once_a_call():

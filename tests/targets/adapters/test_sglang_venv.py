@@ -9,45 +9,18 @@ module in place of test_sglang.py, so the main run still runs those tests, in a 
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
-from pathlib import Path
 
-from tests.adapter_checks import SGLANG_PYTHON
-from tests.paths import ROOT
+from tests.adapter_checks import SGLANG_PYTHON, adapter_tests_pass_in, producer_run_served_from
 
 
 def test_the_sglang_adapter_tests_pass_in_their_own_environment():
-    done = subprocess.run(
-        [SGLANG_PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/targets/adapters/test_sglang.py"],
-        cwd=ROOT, capture_output=True, text=True, timeout=500)
-    out = done.stdout + done.stderr
-    assert done.returncode == 0, out
-    summary = out.strip().splitlines()[-1]
-    assert re.search(r"\b\d+ passed\b", summary) and not re.search(r"skipped|deselected|xfail", summary), out
+    adapter_tests_pass_in(SGLANG_PYTHON, "tests/targets/adapters/test_sglang.py")
 
 
 def test_a_producer_run_serves_the_sglang_targets_from_their_environment(tmp_path):
-    # The environment as `toolfuzz env add sglang` leaves it, made of .ci/run's: its folder and its record.
-    envs = tmp_path / "envs"
-    envs.mkdir()
-    (envs / "sglang").symlink_to(Path(SGLANG_PYTHON).parent.parent)
-    record = {"name": "sglang", "requirements": [], "toolfuzz": ""}
-    env = {**os.environ, "TOOLFUZZ_ENVS": str(envs)}
-    try:
-        (envs / "sglang" / "toolfuzz-env.json").write_text(json.dumps(record))
-        done = subprocess.run(
-            [sys.executable, "-m", "toolfuzz", "run", "--level", "producer", "--target", "sglang-hermes@sglang",
-             "--target", "sglang-kimi-k2@sglang", "--max-examples", "150", "--seed", "3", "--database", "none",
-             "--findings", str(tmp_path / "found"), "--json"],
-            cwd=ROOT, capture_output=True, text=True, timeout=500, env=env)
-    finally:
-        (envs / "sglang" / "toolfuzz-env.json").unlink(missing_ok=True)
-    assert done.returncode == 1, done.stderr  # it finds something
-    summary = json.loads(done.stdout)
-    assert summary["examples"] == 150
+    code, summary = producer_run_served_from("sglang", SGLANG_PYTHON,
+                                             ["sglang-hermes@sglang", "sglang-kimi-k2@sglang"], tmp_path)
+    assert code == 1 and summary["examples"] == 150  # it finds something
     found = {t["name"]: [d["kind"] for d in t["divergences"]] for t in summary["targets"]}
     assert set(found) == {"sglang-hermes@sglang", "sglang-kimi-k2@sglang"}
     # hermes hands on a call whose text came in one batch without its arguments: met on the plainest case.

@@ -9,45 +9,18 @@ in place of test_vllm.py, so the main run still runs those tests, in a child pro
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
-from pathlib import Path
 
-from tests.adapter_checks import VLLM_PYTHON
-from tests.paths import ROOT
+from tests.adapter_checks import VLLM_PYTHON, adapter_tests_pass_in, producer_run_served_from
 
 
 def test_the_vllm_adapter_tests_pass_in_their_own_environment():
-    done = subprocess.run(
-        [VLLM_PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/targets/adapters/test_vllm.py"],
-        cwd=ROOT, capture_output=True, text=True, timeout=500)
-    out = done.stdout + done.stderr
-    assert done.returncode == 0, out
-    summary = out.strip().splitlines()[-1]
-    assert re.search(r"\b\d+ passed\b", summary) and not re.search(r"skipped|deselected|xfail", summary), out
+    adapter_tests_pass_in(VLLM_PYTHON, "tests/targets/adapters/test_vllm.py")
 
 
 def test_a_producer_run_serves_the_vllm_targets_from_their_environment(tmp_path):
-    # The environment as `toolfuzz env add vllm` leaves it, made of .ci/run's: its folder and its record.
-    envs = tmp_path / "envs"
-    envs.mkdir()
-    (envs / "vllm").symlink_to(Path(VLLM_PYTHON).parent.parent)
-    record = {"name": "vllm", "requirements": [], "toolfuzz": ""}
-    env = {**os.environ, "TOOLFUZZ_ENVS": str(envs)}
-    try:
-        (envs / "vllm" / "toolfuzz-env.json").write_text(json.dumps(record))
-        done = subprocess.run(
-            [sys.executable, "-m", "toolfuzz", "run", "--level", "producer", "--target", "vllm-deepseek-v3@vllm",
-             "--target", "vllm-kimi-k2@vllm", "--max-examples", "150", "--seed", "3", "--database", "none",
-             "--findings", str(tmp_path / "found"), "--json"],
-            cwd=ROOT, capture_output=True, text=True, timeout=500, env=env)
-    finally:
-        (envs / "vllm" / "toolfuzz-env.json").unlink(missing_ok=True)
-    assert done.returncode == 1, done.stderr  # it finds something
-    summary = json.loads(done.stdout)
-    assert summary["examples"] == 150
+    code, summary = producer_run_served_from("vllm", VLLM_PYTHON, ["vllm-deepseek-v3@vllm", "vllm-kimi-k2@vllm"],
+                                             tmp_path)
+    assert code == 1 and summary["examples"] == 150  # it finds something
     found = {t["name"]: [d["kind"] for d in t["divergences"]] for t in summary["targets"]}
     assert set(found) == {"vllm-deepseek-v3@vllm", "vllm-kimi-k2@vllm"}
     # DeepSeek V3 streams nothing of a call whose text comes in one batch: met on the plainest case.
