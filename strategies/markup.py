@@ -52,9 +52,9 @@ def python_literal(value: Any) -> str:
     return repr(value)
 
 
+#: A Python identifier: a pythonic call's keywords, and a tool name as every format can hold it (written bare
+#: between special tokens, after ``functions.``, or as a Python callee).
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: A tool name as the formats that write it bare (between special tokens, after ``functions.``) can hold it.
-_BARE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _keywords_only(value: Any, parameters: Any) -> Any:
@@ -110,7 +110,7 @@ class Format:
     #: What joins content and a block.
     joiner: str = ""
     #: The tool names the format can write.
-    names: re.Pattern[str] = _BARE_NAME
+    names: re.Pattern[str] = _IDENTIFIER
     #: The arguments value as the format can write it, given the tool's parameters schema (the value a case
     #: then expects).
     fit: Callable[[Any, Any], Any] = field(default=lambda value, parameters: value)
@@ -204,7 +204,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("deepseek-v31", _deepseek_v31, TEXT_SPECIALS["deepseek-v31"],
            evidence="sglang function_call/deepseekv31_detector.py"),
     Format("kimi-k2", _kimi_k2, TEXT_SPECIALS["kimi-k2"], evidence="sglang function_call/kimik2_detector.py"),
-    Format("pythonic", _pythonic, TEXT_SPECIALS["pythonic"], joiner=" ", names=_IDENTIFIER, fit=_keywords_only,
+    Format("pythonic", _pythonic, TEXT_SPECIALS["pythonic"], joiner=" ", fit=_keywords_only,
            json_text=False, evidence="sglang function_call/pythonic_detector.py"),
     Format("internlm", _internlm, TEXT_SPECIALS["internlm"], between=True,
            evidence="sglang function_call/internlm_detector.py"),

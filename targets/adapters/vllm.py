@@ -85,7 +85,6 @@ class StandInTokenizer:
     ``convert_tokens_to_ids``."""
 
     def __init__(self, specials: Sequence[str]) -> None:
-        self.name_or_path = "toolfuzz-stand-in"
         self._special = {s: 100_000 + k for k, s in enumerate(specials)}
         self.forget()
 
@@ -99,10 +98,6 @@ class StandInTokenizer:
         return dict(self._special)
 
     @property
-    def vocab(self) -> dict[str, int]:
-        return self.get_vocab()
-
-    @property
     def all_special_tokens(self) -> list[str]:
         return list(self._special)
 
@@ -113,15 +108,9 @@ class StandInTokenizer:
     def convert_tokens_to_ids(self, tokens: str | list[str]) -> Any:
         return self._special.get(tokens) if isinstance(tokens, str) else [self._special.get(t) for t in tokens]
 
-    def convert_ids_to_tokens(self, ids: int | list[int]) -> Any:
-        return self._pieces.get(ids) if isinstance(ids, int) else [self._pieces.get(i) for i in ids]
-
     def decode(self, ids: int | Sequence[int], skip_special_tokens: bool = False, **_: Any) -> str:
         ids = [ids] if isinstance(ids, int) else ids
         return "".join(self._pieces[i] for i in ids if not (skip_special_tokens and i in self._special.values()))
-
-    def encode(self, text: str, add_special_tokens: bool = False, **_: Any) -> list[int]:
-        return self.ids(text)
 
     def ids(self, text: str) -> list[int]:
         """The ids of ``text``'s tokens (``toolfuzz.vocabulary.text_tokens``, where batches are cut)."""
