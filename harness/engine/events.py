@@ -155,9 +155,14 @@ class Stats:
 
     def found(self, target: str, replaced: tuple[str, ...] = ()) -> None:
         """A root cause of ``target`` is known now, in place of those of ``replaced`` (their targets' names):
-        the count a run shows is the fixtures it leaves."""
+        the count a run shows is the fixtures it leaves.
+
+        A replaced root cause may not be counted here: a worker knows those other workers found before it
+        started, and counts only its own.
+        """
         for name in replaced:
-            self.divergences[name] -= 1
+            if self.divergences.get(name, 0) > 0:
+                self.divergences[name] -= 1
         self.divergences[target] = self.divergences.get(target, 0) + 1
 
     def carry(self, old: str, new: str) -> None:

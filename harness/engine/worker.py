@@ -15,7 +15,6 @@ from __future__ import annotations
 import ctypes
 import os
 import pickle
-import resource
 import signal
 import sys
 import time
@@ -32,7 +31,7 @@ from toolfuzz.engine.search import search
 from toolfuzz.engine.units import Unit, cases_for
 from toolfuzz.errors import UsageError
 from toolfuzz.judge.contestants import default_targets, resolve_all
-from toolfuzz.judge.exits import exiting_on_fatal
+from toolfuzz.judge.exits import cap_memory, exiting_on_fatal
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.targets.adapters import KNOWN
 from toolfuzz.targets.base import Target
@@ -103,7 +102,7 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
                  for unit in config.units}
         if config.memory_cap:
             # After the imports: the cap is for what targets allocate, not for loading the harness.
-            resource.setrlimit(resource.RLIMIT_AS, (config.memory_cap, config.memory_cap))
+            cap_memory(config.memory_cap, config.memory_cap)
         totals = Stats()
         channel = _Channel(Path(config.inflight), conn, totals)
         deadline = time.monotonic() + config.budget

@@ -29,7 +29,7 @@ import time
 from typing import Any
 
 from toolfuzz.judge.compare import Divergence
-from toolfuzz.judge.exits import death_of, exiting_on_fatal
+from toolfuzz.judge.exits import cap_memory, death_of, exiting_on_fatal
 from toolfuzz.vocabulary import Case
 from toolfuzz.judge.sandbox import Observation, observe
 from toolfuzz.targets.base import Target
@@ -81,7 +81,7 @@ def _child(conn: Any, target: Target, case: Case, payloads: list[bytes] | None, 
     if mapped:
         hard = resource.getrlimit(resource.RLIMIT_AS)[1]
         soft = mapped + headroom if hard == resource.RLIM_INFINITY else min(mapped + headroom, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        cap_memory(soft, hard)
     observation = observe(target.wrapped(exiting_on_fatal), case, payloads, timeout)
     conn.send(observation)
     conn.close()

@@ -7,11 +7,13 @@ read the exit status with :func:`death_of`.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import resource
 import signal
 from typing import Any, Callable
 
-__all__ = ["MEMORY_EXIT", "EXIT_EXIT", "exiting_on_fatal", "death_of"]
+__all__ = ["MEMORY_EXIT", "EXIT_EXIT", "exiting_on_fatal", "death_of", "cap_memory"]
 
 #: Exit status of a process whose target ran out of memory (MemoryError under the cap).
 MEMORY_EXIT = 97
@@ -30,6 +32,26 @@ def exiting_on_fatal(fn: Callable[..., Any]) -> Callable[..., Any]:
         except SystemExit:
             os._exit(EXIT_EXIT)
     return call
+
+
+#: glibc's ``mallopt`` parameter for the most malloc arenas a process keeps.
+_M_ARENA_MAX = -8
+
+
+def cap_memory(soft: int, hard: int) -> None:
+    """Cap the process's address space at ``soft`` (``hard`` the most it may raise it to), and keep it one malloc
+    arena, so that the cap is reached by what targets allocate.
+
+    Under glibc each thread that allocates gets an arena of its own, which reserves 64 MB of address space it
+    never uses; a library whose thread pool grows by a thread now and then (litellm's logging) passed a 2-GB cap
+    after some thousand cases that way, and raised "can't start new thread" on a case that had nothing to do
+    with it.  Where there is no ``mallopt`` (not glibc), the cap is set alone.
+    """
+    try:
+        ctypes.CDLL(None).mallopt(_M_ARENA_MAX, 1)
+    except (OSError, AttributeError):
+        pass
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def death_of(code: int | None, what: str = "the process") -> tuple[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from toolfuzz.engine.events import Found
+from toolfuzz.engine.known import Known, Root
 from toolfuzz.engine.search import search, search_for_kind
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
@@ -156,3 +157,13 @@ def test_a_case_that_runs_out_of_time_again_is_a_finding():
     findings, stats = search([replace(REFERENCE.wrapped(sticking), name="stuck")], PLAIN, max_examples=2,
                              budget=600, seed=1, timeout=0.3)
     assert [f.divergence.kind for f in findings] == ["timed_out"] and stats.flaky == []
+
+
+def test_a_search_that_replaces_a_root_cause_found_before_it_started_counts_only_its_own():
+    # A worker's search starts knowing what the other workers found: the replaced root cause is theirs.
+    stale = Root(SHARED.name, "arguments_misattributed", "", frozenset({"interleaved", "multi-call", "crlf"}))
+    findings, stats = search([SHARED], Planner(), max_examples=1500, budget=600, seed=2, plain=PLAIN_FEATURES,
+                             known=Known([stale]))
+    (general,) = [f for f in findings if f.divergence.kind == "arguments_misattributed"]
+    assert general.features == frozenset({"interleaved", "multi-call"})
+    assert stats.divergences[SHARED.name] == len(findings)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import multiprocessing
+import resource
+import threading
 
 import pytest
 
-from toolfuzz.judge.exits import death_of, exiting_on_fatal
+from toolfuzz.judge.exits import cap_memory, death_of, exiting_on_fatal
 
 
 def _hoard(arg):
@@ -37,3 +39,44 @@ def test_signals_and_other_statuses_are_crashes_that_say_which():
 
 def test_an_answer_passes_through():
     assert exiting_on_fatal(lambda arg: arg + 1)(1) == 2
+
+
+_THREADS = 24
+_HEADROOM = 512 * 2**20
+
+
+def _threads_under_a_cap(conn):
+    # Each thread allocates while all are alive, as a thread pool's workers do; under glibc each would
+    # reserve an arena of 64 MB: 24 of them pass a cap of 512 MB over what is mapped already.
+    cap_memory(_mapped() + _HEADROOM, resource.RLIM_INFINITY)
+    release, started, held = threading.Event(), [], []
+
+    def work():
+        held.append(bytearray(4096))
+        release.wait()
+
+    try:
+        for _ in range(_THREADS):
+            thread = threading.Thread(target=work)
+            thread.start()
+            started.append(thread)
+        conn.send((len(started), None))
+    except RuntimeError as e:
+        conn.send((len(started), str(e)))
+    finally:
+        release.set()
+        for thread in started:
+            thread.join()
+
+
+def _mapped():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+
+
+def test_threads_that_allocate_do_not_use_up_the_memory_cap_with_address_space_nobody_uses():
+    reader, writer = multiprocessing.get_context("fork").Pipe(duplex=False)
+    process = multiprocessing.get_context("fork").Process(target=_threads_under_a_cap, args=(writer,))
+    process.start()
+    process.join(60)
+    assert reader.poll(0) and reader.recv() == (_THREADS, None)
