@@ -2,7 +2,7 @@
 
 Stream endings: ``done`` (finish, then ``[DONE]``), ``no-done`` (finish,
 then EOF), ``after-done`` (junk after ``[DONE]``, which must be ignored),
-``disconnect`` (the wire cut at any byte), ``error-chunk`` (``data:
+``disconnect`` (the wire cut short, see :func:`disconnects`), ``error-chunk`` (``data:
 {"error": ...}`` mid-stream) and ``error-event`` (an SSE ``event: error``).
 Per choice, ``length`` and ``content-filter`` finishes leave calls
 incomplete.  Per call, ``invalid-json``, ``schema-invalid`` and
@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from toolfuzz.strategies.stage import integer, stage
+from toolfuzz.strategies.stage import integer, pick, stage
 
 from toolfuzz.vocabulary import Tool
 from toolfuzz.strategies.arguments import validator
 from toolfuzz.strategies.expect import parses
 
-__all__ = ["stream_endings", "finish_reasons", "call_defects", "corrupt_text", "break_schema",
-           "unknown_name", "ENDINGS", "DEFECTS", "ENDING_STAGES", "LENGTH_DECISION"]
+__all__ = ["stream_endings", "finish_reasons", "disconnects", "call_defects", "corrupt_text", "break_schema",
+           "unknown_name", "ENDINGS", "DEFECTS", "ENDING_STAGES", "LENGTH_DECISION", "DISCONNECT_DECISION"]
 
 #: In shrink order.
 ENDINGS = ("done", "no-done", "after-done", "disconnect", "error-chunk", "error-event")
@@ -37,9 +37,34 @@ def stream_endings(draw: Any) -> str:
 
 
 #: The stages that decide how a stream ends; every dialect names its own so (strategies.reduce swaps them).
-ENDING_STAGES = ("stream_endings", "finish_reasons")
+ENDING_STAGES = ("stream_endings", "finish_reasons", "disconnects")
 #: The decision of :func:`finish_reasons` that finishes a choice for ``length``: the plainest unfinished ending.
 LENGTH_DECISION = 8
+#: The decision of every dialect's ``stream_endings`` that ends its stream in a disconnect (its place in
+#: each dialect's endings): with no decision of :func:`disconnects`, the plainest stream that never finishes.
+DISCONNECT_DECISION = 6
+
+
+@stage
+def disconnects(draw: Any, events: Sequence[tuple[int, int, bool, bool]], size: int) -> int:
+    """Where a disconnect cuts a wire of ``size`` bytes, whose events are (start, where it is dispatched,
+    whether it carries arguments, whether it finishes a choice or the message).
+
+    The plainest cut is at the start of the first event that finishes a choice or the message: the calls
+    streamed up to their finish, none finished, no event cut.  A server that goes away there shows an assembler that takes a call for
+    complete without being told so, whichever way the stream was cut short when it was met, so reduction
+    reports that mistake under this one ending.  Else the cut falls inside an event that carries
+    arguments, or at any byte.
+    """
+    way = integer(draw, 0, 3)
+    if way == 0:
+        first = next((start for start, _, _, finishes in events if finishes), size - 1)
+        return min(max(1, first), size - 1)
+    carrying = [(start, end) for start, end, arguments, _ in events if arguments and end - start > 1]
+    if carrying and way < 3:
+        start, end = pick(draw, carrying)
+        return integer(draw, start + 1, end - 1)
+    return integer(draw, 1, size - 1)
 
 
 @stage

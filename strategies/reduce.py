@@ -23,7 +23,10 @@ in a disconnect, an error, or without its last event), and one bug that
 hands out unfinished calls shows under each.  So before lowering, a swap
 trades every ending decision of the plan for the plainest unfinished
 ending, one choice finishing for ``length``: kept when the divergence
-stays, it reports all of them under that one.  Likewise a shift moves a
+stays, it reports all of them under that one.  Where ``length`` does not
+show it (an assembler that hands out a call only when no finish reason
+came), a cutoff trades them for the stream cut off at an event boundary
+before its finish, the plainest disconnect, as one more try.  Likewise a shift moves a
 call-shape profile that a plan switches on to each profile before it
 (``id-every-fragment`` for ``new-id-continuations``, say): one bug met under
 any of several profiles is reported under the first that shows it.
@@ -41,7 +44,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterator, Mapping
 
-from toolfuzz.strategies.endings import ENDING_STAGES, LENGTH_DECISION
+from toolfuzz.strategies.endings import DISCONNECT_DECISION, ENDING_STAGES, LENGTH_DECISION
 from toolfuzz.strategies.plans import Key
 
 __all__ = ["Edit", "edits", "lowerings", "redraws", "swaps", "shifts", "apply"]
@@ -51,6 +54,7 @@ Edit = tuple  # ("stage" | "drop", prefix) | ("decision", key) | ("lower", key, 
 #                | ("redraw", key, value, seed): render what the edit left out of key's stage at random
 #                  from ``seed``
 #                | ("swap", choice): every ending decision out, and ``choice`` finishing for ``length``
+#                | ("cutoff", top): every ending decision out, and the stream cut off before it finishes
 #                | ("shift", key, i): the profile switched on at ``key`` switched on at place ``i`` instead
 
 #: A text up to this long is also tried with each of its characters taken out.
@@ -115,7 +119,8 @@ def _ending(key: Key) -> bool:
 
 
 def swaps(plan: Mapping[Key, Any]) -> Iterator[Edit]:
-    """The plan's endings traded for one choice finishing for ``length``, for each choice it has."""
+    """The plan's endings traded for one choice finishing for ``length``, for each choice it has; then for
+    the stream cut off before it finishes."""
     if not plan:
         return
     top = next(iter(plan))[0]
@@ -123,6 +128,7 @@ def swaps(plan: Mapping[Key, Any]) -> Iterator[Edit]:
                                if isinstance(part, str) and part.startswith("choice:")}
     for choice in sorted(choices, key=lambda c: int(c.partition(":")[2])):
         yield ("swap", (top, choice))
+    yield ("cutoff", (top,))
 
 
 #: The stage whose decisions are alike switches, one a call-shape profile, in the order of PROFILES.
@@ -159,6 +165,8 @@ def apply(edit: Edit, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
         return _drop(plan, where)
     if what == "swap":
         return _swap(plan, where)
+    if what == "cutoff":
+        return _cut_off(plan, where)
     if where not in plan:
         return None
     if what == "shift":
@@ -197,6 +205,20 @@ def _swap(plan: Mapping[Key, Any], choice: Key) -> dict[Key, Any] | None:
         return None
     out = {k: v for k, v in plan.items() if k not in endings}
     out[(*choice, "finish_reasons:0", 0)] = LENGTH_DECISION
+    return out
+
+
+def _cut_off(plan: Mapping[Key, Any], top: Key) -> dict[Key, Any] | None:
+    """Every ending decision of ``plan`` out, and the stream cut off at the plainest place, before it finishes
+    (:func:`~toolfuzz.strategies.endings.disconnects`); None where the endings are already that, or no more
+    than choices finishing for ``length``, which is plainer still."""
+    endings = {k: v for k, v in plan.items() if _ending(k)}
+    ending = (*top, "stream_endings:0", 0)
+    if not endings or endings == {ending: DISCONNECT_DECISION} or all(
+            k[-2] == "finish_reasons:0" and v == LENGTH_DECISION for k, v in endings.items()):
+        return None
+    out = {k: v for k, v in plan.items() if k not in endings}
+    out[ending] = DISCONNECT_DECISION
     return out
 
 

@@ -26,9 +26,11 @@ A target that runs inside others (``Target.builds_on``: the client on top of
 the SDK's SSE decoder and of the stream state it feeds) shares their root
 causes: a divergence of it that a root cause of a target below explains is
 a hit of that root cause, reported once with both targets affected, and so
-is a reduced one that is a variant of it (the SSE decoder's event lost is
-the client's call lost); a root cause of a target below found after one of
-the target above that it explains takes that one over.  Their crash states
+is a reduced one of any kind whose minimal features hold all of that root
+cause's (the SSE decoder's event lost is the client's call lost; the
+stream state's raise on a null index is the client's call lost); a root
+cause of a target below found after one of the target above that it
+explains takes that one over.  Their crash states
 are compared on :data:`SHARED_FRAMES` innermost frames, since how
 each is entered (the frames further out) differs by construction.
 
@@ -59,6 +61,9 @@ PER_TARGET = frozenset({"timed_out", "hang", "memory"})
 #: the others: one it breaks everywhere must not swallow the rarer ones as its variants; so are the producer
 #: level's rules for content and for the whole-text parse, beside its rule for the streamed calls.
 _APART = PER_TARGET | {"raised", "crash", "blocked_action", "bad_return"} | set(PARTIAL_KINDS) | OWN_RULES
+#: Kinds never taken for a root cause of a target below seen from above as another kind: those that say nothing
+#: of how the target read the stream, and the partial level's rules, each a contract of its own.
+_NEVER_ACROSS = PER_TARGET | {"crash", "blocked_action", "bad_return"} | set(PARTIAL_KINDS)
 #: Kinds whose crash state clusters them alone, whatever the case's features.
 _BY_STATE = frozenset({"raised", "raised_on_prefix"})
 
@@ -168,22 +173,25 @@ class Known:
 
         A finding whose *minimal* features hold all the (not plain) features of a known root cause of
         its target needs what that root cause needs: the same mistake, shown on another stream as another
-        kind (a choice mixed up reads as a call lost when the other choice was cut short).  A root cause
+        kind (a choice mixed up reads as a call lost when the other choice was cut short).  So does one that
+        holds all those of a root cause of a target it builds on, whatever the two kinds (a raise of the
+        SDK's stream state is a call lost in the client that iterates it; an event the SSE decoder makes up
+        is a decode error in the library that reads its data), but running out of time or memory, a crash,
+        a blocked action or a bad return, which say nothing of the stream, and the partial level's rules.  A root cause
         met on the plainest stream (no features) has every later finding of its target as a variant:
         a target wrong on the plainest stream is wrong everywhere, and what else it gets wrong waits for
-        that to be fixed.  The root causes of the targets ``target`` builds on count as its own.  Never
-        for crashes, blocked actions, bad returns or running out of time; a raise is only a variant of a
-        raise of the same exception type from other frames.  The known root cause with most features is the
+        that to be fixed.  Of its own kinds, never for crashes, blocked actions, bad returns or running out
+        of time; a raise is only a variant of a raise of the same exception type from other frames.  The known root cause with most features is the
         one named.  Features not ``minimal`` (a finding kept as met, not reduced) hold those of almost
         anything: such a finding is only a variant of a root cause that needs no feature.
         """
-        if not self.variants or (kind in _APART and not (kind == "raised" and state)):
+        below = set(_names(builds_on)) - {target}
+        if not self.variants or (kind in _APART and not (kind == "raised" and state) and not below):
             return None
         have = frozenset(features)
-        mine = {target, *_names(builds_on)}
         best: Root | None = None
         for (t, k, other), roots in self._by.items():
-            if t not in mine or not _alike(kind, state, k, other):
+            if not (_alike(kind, state, k, other) if t == target else t in below and _across(kind, k)):
                 continue
             for root in roots:
                 if (minimal or not root.features) and root.features <= have and (
@@ -200,9 +208,14 @@ class Known:
             root = self._replaced_by[root]
         return root
 
-    def has(self, key: tuple[str, str, str]) -> bool:
-        """Whether any root cause of this target, kind and crash state is known."""
-        return bool(self._by.get(key)) or bool(self._aliases.get(key))
+    def has(self, key: tuple[str, str, str], builds_on: Iterable[str] | str = ()) -> bool:
+        """Whether any root cause of this target, kind and crash state is known, or of this kind and crash state
+        (its innermost frames) in a target it builds on (``builds_on``)."""
+        if self._by.get(key) or self._aliases.get(key):
+            return True
+        below, core = set(_names(builds_on)), _core(key[2])
+        return any(roots and t in below and k == key[1] and _core(state) == core
+                   for (t, k, state), roots in self._by.items())
 
     def add(self, finding: Finding) -> list[Root]:
         """Know ``finding``; the known root causes it replaces: strict supersets of its features, and those of
@@ -220,9 +233,14 @@ class Known:
         # Root causes of targets built on this one that it explains, found first because the case that met
         # them showed this target another kind first (a case is reported once a target, by its first kind).
         for (target, kind, state), roots in self._by.items():
-            if root.target not in self._below.get(target, ()) or kind != root.kind or _core(state) != _core(root.state):
+            if root.target not in self._below.get(target, ()):
                 continue
-            above = [r for r in roots if self._first_hit([root], kind, state, r.features) is not None]
+            if kind == root.kind and _core(state) == _core(root.state):
+                above = [r for r in roots if self._first_hit([root], kind, state, r.features) is not None]
+            elif self.variants and _across(kind, root.kind):
+                above = [r for r in roots if root.features <= r.features]  # seen from above, as another kind
+            else:
+                continue
             roots[:] = [r for r in roots if r not in above]
             for old in above:
                 self._replaced_by[old] = root
@@ -256,6 +274,11 @@ def _alike(kind: str, state: str, other_kind: str, other_state: str) -> bool:
         return (kind == other_kind and bool(state) and state != other_state
                 and state.partition(" at ")[0] == other_state.partition(" at ")[0])
     return kind != other_kind and kind not in _APART and other_kind not in _APART
+
+
+def _across(kind: str, other_kind: str) -> bool:
+    """Whether a finding of ``kind`` may be a root cause of ``other_kind`` in a target below seen from above."""
+    return kind not in _NEVER_ACROSS and other_kind not in _NEVER_ACROSS
 
 
 def _shown(kind: str, state: str) -> str:

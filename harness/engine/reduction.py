@@ -147,9 +147,9 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
             # A redraw takes a call out and draws the rest of its stage at random: kept for the call it took
             # out, since the sweeps that follow take out again what the stage drew.
             fewer = edit[0] == "redraw" and len(smaller.expected.calls) < len(best.case.expected.calls)
-            # A swap trades endings for the plainest one, a shift a profile for an earlier one: kept for that,
-            # though the wire may grow (``[DONE]`` is longer than none).
-            plainer = edit[0] in ("swap", "shift") and size(smaller)[0] <= size(best.case)[0]
+            # A swap or a cutoff trades endings for the plainest one, a shift a profile for an earlier one: kept
+            # for that, though the wire may grow (``[DONE]`` is longer than none).
+            plainer = edit[0] in ("swap", "cutoff", "shift") and size(smaller)[0] <= size(best.case)[0]
             if same and (fewer or plainer or size(smaller) <= size(best.case)):
                 # The decisions the render used: a redraw's new ones, and none the case did not need.
                 plan, kept = smaller.plan, True

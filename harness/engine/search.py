@@ -32,7 +32,8 @@ a bounded number of probes, and all reducing together at most
 which a target's time grows with (payloads, not seconds, so that what a
 seed finds is the same on any machine).  A divergence met while the
 share is spent waits; it is reduced when the share allows (or found by
-then to be a hit of something reduced meanwhile), and what still waits when
+then to be a hit of something reduced meanwhile), those of a target, kind
+and crash state with no root cause known first, and what still waits when
 the budget ends is reduced last, or kept as met (``unshrunk``).
 
 The seeds of the cases that met new findings are kept in the store
@@ -175,7 +176,7 @@ def search(
                 last_report = now
                 emit(Progress(stats))
             while pending and allowance() > 0 and not done:
-                done = settle(*pending.pop(0))
+                done = settle(*pending.pop(_first_new(pending, known)))
             case_seed = stored.pop(0) if stored else seeds.getrandbits(63)
             case = planner.draw(case_seed)
             stats.examples += 1
@@ -215,12 +216,11 @@ def search(
         # be a signature of their own), and is kept as met after that; one of a known key is most likely
         # a known root cause in another guise, and is only counted.
         last_stretch = stats.reducing_work + _LAST_STRETCH
-        for met, case_seed, when in pending:
-            if done:
-                break
+        while pending and not done:
+            met, case_seed, when = pending.pop(_first_new(pending, known))
             if allowance() > 0 or known.explain(met):
                 done = settle(met, case_seed, when)
-            elif not known.has(met.key):
+            elif not known.has(met.key, met.target.builds_on):
                 done = settle(met, case_seed, when, _LEAST_WORK if stats.reducing_work < last_stretch else 0)
             else:
                 stats.unreduced += 1
@@ -228,6 +228,13 @@ def search(
         stats.stopped_by = "found"
     emit(Progress(stats))
     return list(findings.values()), stats
+
+
+def _first_new(pending: list[tuple[Finding, int, tuple[int, float]]], known: Known) -> int:
+    """Where in ``pending`` the first divergence of a target, kind and crash state no root cause is known for
+    is (of its target's, or of one it builds on), else 0: what the share allows goes first to what is most
+    likely a new root cause, not to a known one met in another guise."""
+    return next((i for i, (met, _, _) in enumerate(pending) if not known.has(met.key, met.target.builds_on)), 0)
 
 
 def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeout: float,

@@ -25,7 +25,8 @@ from toolfuzz.strategies.chunks import (
     usage_chunk,
 )
 from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS, fragment_features
-from toolfuzz.strategies.endings import break_schema, call_defects, corrupt_text, finish_reasons, stream_endings, unknown_name
+from toolfuzz.strategies.endings import (break_schema, call_defects, corrupt_text, disconnects, finish_reasons,
+                                        stream_endings, unknown_name)
 from toolfuzz.strategies.expect import Sent, expected_outcome
 from toolfuzz.strategies.fragments import fragments, to_utf16_units
 from toolfuzz.strategies.framing import Payload, framings
@@ -171,12 +172,10 @@ def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozens
     framed = framings.draw(draw, [p for p, _ in items])
     wire = framed.wire
     if ending == "disconnect" and len(wire) > 1:
-        carrying = [ev for ev in framed.events if any(s.arguments for s in items[ev.payload][1].steps)]
-        if carrying and boolean(draw):
-            ev = pick(draw, carrying)
-            cut = integer(draw, ev.start + 1, (ev.dispatch_at or ev.end) - 1)
-        else:
-            cut = integer(draw, 1, len(wire) - 1)
+        cut = disconnects.draw(draw, [
+            (ev.start, ev.dispatch_at or ev.end, any(s.arguments for s in items[ev.payload][1].steps),
+             items[ev.payload][1].kind == "done" or any(s.reason for s in items[ev.payload][1].steps))
+            for ev in framed.events], len(wire))
         if any(s.arguments for ev in framed.events if ev.start < cut < (ev.dispatch_at or ev.end + 1)
                for s in items[ev.payload][1].steps):
             features.add("disconnect-mid-arguments")

@@ -19,16 +19,18 @@ from typing import Any, Collection, Sequence
 
 from toolfuzz.strategies.chunks import ERROR_MESSAGES
 from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS, Mark, call_features, expected_outcome, plan_calls
-from toolfuzz.strategies.endings import finish_reasons
+from toolfuzz.strategies.endings import disconnects, finish_reasons
 from toolfuzz.strategies.framing import Payload, framings
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
 from toolfuzz.strategies.reads import read_cuts, read_features
-from toolfuzz.strategies.stage import boolean, integer, named, pick, stage
+from toolfuzz.strategies.stage import integer, named, pick, stage
 from toolfuzz.vocabulary import COMPLETING, Case, SSEEvent, StreamError, Tool
 
 __all__ = ["typed_cases"]
 
 _WHOLE = ("whole-arguments", "whole-input")
+#: Marks of an event that finishes the message (the response): before it, no call is complete.
+_FINISHING = ("finish", "end")
 
 
 def _profiles(draw: Any, module: ModuleType, allowed: Collection[str]) -> frozenset[str]:
@@ -102,13 +104,10 @@ def typed_cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: fr
 
 
 def _disconnect(draw: Any, wire: bytes, framed_events: Sequence[Any], items: Sequence[Any]) -> tuple[bytes, bool]:
-    """The wire cut at one byte, often inside an event that carries arguments."""
-    carrying = [ev for ev in framed_events if any(m.kind == "args" and m.text for m in items[ev.payload][1])]
-    if carrying and boolean(draw):
-        ev = pick(draw, carrying)
-        cut = integer(draw, ev.start + 1, (ev.dispatch_at or ev.end) - 1)
-    else:
-        cut = integer(draw, 1, len(wire) - 1)
+    """The wire cut short (:func:`~toolfuzz.strategies.endings.disconnects`), and whether inside arguments."""
+    cut = disconnects.draw(draw, [
+        (ev.start, ev.dispatch_at or ev.end, any(m.kind == "args" and m.text for m in items[ev.payload][1]),
+         any(m.kind in _FINISHING for m in items[ev.payload][1])) for ev in framed_events], len(wire))
     mid = any(ev.start < cut < (ev.dispatch_at or ev.end + 1) and any(m.kind == "args" for m in items[ev.payload][1])
               for ev in framed_events)
     return wire[:cut], mid

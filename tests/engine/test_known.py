@@ -154,6 +154,33 @@ def test_a_target_built_on_several_shares_the_root_causes_of_each():
     assert known.explaining("client", "id_differs", "", {"crlf"}, builds_on=("sse",)) is None
 
 
+def test_a_root_cause_below_seen_from_above_as_a_raise_or_as_a_call_lost_is_a_variant_of_it():
+    raise_below = root({"index-null"}, kind="raised", state="TypeError at sdk.state.f < sdk.state.g", target="state")
+    made_up = root({"comments", "sse-fields"}, kind="phantom_event", target="sse")
+    known = Known([raise_below, made_up])
+    both = ("state", "sse")
+    # The SDK's state raising on a null index is the client that iterates it losing the call ...
+    assert known.variant_of("client", "call_lost", "", {"index-null", "multi-call"}, builds_on=both) == raise_below
+    # ... and the decoder making up an event is a decode error in the library that reads its data.
+    decode = "JSONDecodeError at lib.read < lib.stream"
+    assert known.variant_of("client", "raised", decode, {"comments", "sse-fields", "crlf"}, builds_on=both) == made_up
+    # Features it lacks, or a target it does not build on, and it is a root cause of its own.
+    assert known.variant_of("client", "raised", decode, {"comments", "crlf"}, builds_on=both) is None
+    assert known.variant_of("client", "call_lost", "", {"index-null"}, builds_on=("sse",)) is None
+    # Running out of time, a crash or a bad return says nothing of the stream: never a variant across targets.
+    for kind in ("timed_out", "crash", "bad_return"):
+        assert known.variant_of("client", kind, "", {"index-null", "comments", "sse-fields"}, builds_on=both) is None
+    # Nor is a partial parser's rule a variant of another rule of the parser it builds on.
+    partial = Known([root({"utf16-halves"}, kind="string_not_prefix", target="jiter")])
+    assert partial.variant_of("sdk-partial", "number_before_complete", "", {"utf16-halves"}, builds_on="jiter") is None
+    # Found the other way round, the root cause below takes over the one above it explains, of any kind.
+    above = root({"index-null", "multi-call"}, kind="call_lost", target="client")
+    later = Known([above])
+    later._below["client"] = both
+    assert later._add(raise_below) == [above]
+    assert set(later) == {raise_below}
+
+
 def test_targets_below_come_first_however_deep():
     assert depths({"client": ("state", "sse"), "state": (), "sse": (), "app": ("client",)}) == {
         "client": 1, "state": 0, "sse": 0, "app": 2}

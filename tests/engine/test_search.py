@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from toolfuzz.engine.events import Found
+from toolfuzz.engine.events import Finding, Found
 from toolfuzz.engine.known import Known, Root
-from toolfuzz.engine.search import search, search_for_kind
+from toolfuzz.engine.search import _first_new, search, search_for_kind
+from toolfuzz.judge.compare import Divergence
+from toolfuzz.judge.sandbox import Observation
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.registry import REFERENCE
@@ -167,3 +169,18 @@ def test_a_search_that_replaces_a_root_cause_found_before_it_started_counts_only
     (general,) = [f for f in findings if f.divergence.kind == "arguments_misattributed"]
     assert general.features == frozenset({"interleaved", "multi-call"})
     assert stats.divergences[SHARED.name] == len(findings)
+
+
+def test_what_the_share_allows_goes_first_to_a_divergence_no_root_cause_is_known_for():
+    case = PLAIN.draw(0)
+    client = replace(CONCAT, name="client", builds_on=("state",))
+
+    def met(target, kind):
+        return (Finding(target, Divergence(kind, ""), case, Observation(), PLAIN_FEATURES, 0), 0, (0, 0.0))
+
+    known = Known([Root(SHARED.name, "id_differs", "", frozenset()), Root("state", "name_differs", "", frozenset())])
+    pending = [met(SHARED, "id_differs"), met(client, "name_differs"), met(SHARED, "call_lost"), met(CONCAT, "id_differs")]
+    # A kind its own target has a root cause of, or the target below it, waits behind one no root cause is known for.
+    assert _first_new(pending, known) == 2
+    assert _first_new(pending[:2], known) == 0  # none new: the oldest first
+    assert known.has(("client", "name_differs", ""), client.builds_on) and not known.has(("client", "name_differs", ""))

@@ -17,7 +17,7 @@ from toolfuzz.targets.reference import SSEDecoder, assemble
 
 ALL = cases()
 #: The seed test_the_seed_two_call_example_is_generated searches with (see there).
-SEED_EXAMPLE_SEED = 1
+SEED_EXAMPLE_SEED = 3
 
 
 def _agree(case):
@@ -77,10 +77,10 @@ def test_the_seed_two_call_example_is_generated():
         return order[:1] == [0] and 1 in order and 0 in order[order.index(1):] and order[-1] == 1
 
     # One fixed seed, with no constants drawn from the modules the session happens to have loaded:
-    # the same examples every run.  On this seed the shape turns up after about 110 of them; on
+    # the same examples every run.  On this seed the shape turns up after about 230 of them; on
     # others it takes up to some thousands, half a minute and more, which is why how soon it turns
     # up, over many seeds, is measured by ``python -m bench.generation`` and not here.  The limit
-    # is a margin over the 110 (reached only if the strategies stop making the shape).
+    # is a margin over the 230 (reached only if the strategies stop making the shape).
     with seeded_by_strategies_only():
         case = find(cases(profiles=["openai"]), shaped, random=Random(SEED_EXAMPLE_SEED),
                     settings=settings(max_examples=2_000, database=None, phases=[Phase.generate],

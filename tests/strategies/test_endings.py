@@ -1,11 +1,11 @@
 import json
 
-from hypothesis import given, settings
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from toolfuzz.strategies import bundled_tools, tool_arguments
 from toolfuzz.strategies.arguments import validator
-from toolfuzz.strategies.endings import break_schema, corrupt_text, unknown_name
+from toolfuzz.strategies.endings import break_schema, corrupt_text, disconnects, unknown_name
 from toolfuzz.strategies.expect import parses
 from toolfuzz.strategies.values import json_values
 
@@ -30,3 +30,18 @@ def test_broken_arguments_are_json_the_schema_rejects(data):
 def test_unknown_names_are_not_tools():
     tools = bundled_tools()
     assert unknown_name("get_weather", tools) not in {t.name for t in tools}
+
+
+#: (start, dispatched at, carries arguments, finishes) of four events on a 40-byte wire: the third finishes.
+_EVENTS = [(0, 10, False, False), (10, 20, True, False), (20, 30, True, True), (30, 40, False, True)]
+
+
+@given(disconnects(_EVENTS, 40))
+def test_a_disconnect_cuts_the_wire_short_by_at_least_a_byte(cut):
+    assert 1 <= cut <= 39
+
+
+def test_the_plainest_disconnect_is_at_the_start_of_the_first_event_that_finishes():
+    assert find(disconnects(_EVENTS, 40), lambda cut: True) == 20
+    # Inside an event that carries arguments, it shrinks to the first such event's second byte.
+    assert find(disconnects(_EVENTS, 40), lambda cut: cut != 20) == 11

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.strategies.reduce import apply, edits, lowerings, redraws, shifts, swaps
 
@@ -66,7 +68,8 @@ ENDED = {("cases:0", "profile_sets:0", 3): 5, ("cases:0", "choice:0", "finish_re
 
 
 def test_a_swap_trades_every_ending_for_one_choice_finishing_for_length():
-    assert [e for e in swaps(ENDED)] == [("swap", ("cases:0", "choice:0")), ("swap", ("cases:0", "choice:1"))]
+    assert [e for e in swaps(ENDED)] == [("swap", ("cases:0", "choice:0")), ("swap", ("cases:0", "choice:1")),
+                                         ("cutoff", ("cases:0",))]
     swapped = apply(("swap", ("cases:0", "choice:1")), ENDED)
     assert swapped == {("cases:0", "profile_sets:0", 3): 5, ("cases:0", "choice:1", "call:0", 0): 4,
                        ("cases:0", "choice:1", "finish_reasons:0", 0): 8}
@@ -80,6 +83,33 @@ def test_a_swap_renders_one_choice_finishing_for_length_and_nothing_else_unfinis
     ended = next(c for c in map(planner.draw, range(2000)) if {"disconnect", "error-event"} & set(c.features))
     swapped = planner.render(apply(("swap", ("cases:0", "choice:0")), ended.plan))
     assert "length" in swapped.features and not {"disconnect", "error-event", "error-chunk"} & set(swapped.features)
+
+
+def test_a_cutoff_trades_every_ending_for_the_plainest_disconnect_unless_it_is_length():
+    cut = apply(("cutoff", ("cases:0",)), {**ENDED, ("cases:0", "disconnects:0", 0): 2})
+    assert cut == {("cases:0", "profile_sets:0", 3): 5, ("cases:0", "choice:1", "call:0", 0): 4,
+                   ("cases:0", "stream_endings:0", 0): 6}
+    assert apply(("cutoff", ("cases:0",)), cut) is None  # already the plainest disconnect
+    length = apply(("swap", ("cases:0", "choice:0")), ENDED)
+    assert apply(("cutoff", ("cases:0",)), length) is None  # length is plainer still
+    assert apply(("cutoff", ("cases:0",)), {("cases:0", "choice:0", 0): 3}) is None  # a clean end stays one
+
+
+@pytest.mark.parametrize("dialect", ["openai-chat", "openai-responses", "anthropic"])
+def test_a_cutoff_renders_every_call_streamed_none_finished_and_no_event_cut(dialect):
+    planner = Planner(dialect=dialect)
+    unfinished = ({"disconnect", "error-event", "error-chunk", "no-done", "length", "failed"}, {"disconnect"})
+    cut = 0
+    for case in map(planner.draw, range(300)):
+        plan = apply(("cutoff", (next(iter(case.plan))[0],)), case.plan)
+        if plan is None or not case.expected.calls:
+            continue
+        rendered = planner.render(plan)
+        assert unfinished[0] & set(rendered.features) == unfinished[1]
+        assert "disconnect-mid-arguments" not in rendered.features
+        assert all(call.status == "incomplete" for call in rendered.expected.calls)
+        cut += 1
+    assert cut > 50
 
 
 def test_a_shift_moves_a_profile_to_each_place_before_it():
