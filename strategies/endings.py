@@ -51,10 +51,10 @@ def disconnects(draw: Any, events: Sequence[tuple[int, int, bool, bool]], size: 
     whether it carries arguments, whether it finishes a choice or the message).
 
     The plainest cut is at the start of the first event that finishes a choice or the message: the calls
-    streamed up to their finish, none finished, no event cut.  A server that goes away there shows an assembler that takes a call for
-    complete without being told so, whichever way the stream was cut short when it was met, so reduction
-    reports that mistake under this one ending.  Else the cut falls inside an event that carries
-    arguments, or at any byte.
+    streamed up to their finish, none finished, no event cut.  A server that goes away there shows an
+    assembler that takes a call for complete without being told so, whichever way the stream was cut
+    short when it was met, so reduction reports that mistake under this one ending.  Else the cut falls
+    inside an event that carries arguments, or at any byte.
     """
     way = integer(draw, 0, 3)
     if way == 0:

@@ -177,13 +177,14 @@ class Known:
         holds all those of a root cause of a target it builds on, whatever the two kinds (a raise of the
         SDK's stream state is a call lost in the client that iterates it; an event the SSE decoder makes up
         is a decode error in the library that reads its data), but running out of time or memory, a crash,
-        a blocked action or a bad return, which say nothing of the stream, and the partial level's rules.  A root cause
-        met on the plainest stream (no features) has every later finding of its target as a variant:
-        a target wrong on the plainest stream is wrong everywhere, and what else it gets wrong waits for
-        that to be fixed.  Of its own kinds, never for crashes, blocked actions, bad returns or running out
-        of time; a raise is only a variant of a raise of the same exception type from other frames.  The known root cause with most features is the
-        one named.  Features not ``minimal`` (a finding kept as met, not reduced) hold those of almost
-        anything: such a finding is only a variant of a root cause that needs no feature.
+        a blocked action or a bad return, which say nothing of the stream, and the partial level's rules.
+        A root cause met on the plainest stream (no features) has every later finding of its target as a
+        variant: a target wrong on the plainest stream is wrong everywhere, and what else it gets wrong
+        waits for that to be fixed.  Of its own kinds, never for crashes, blocked actions, bad returns or
+        running out of time; a raise is only a variant of a raise of the same exception type from other
+        frames.  The known root cause with most features is the one named.  Features not ``minimal`` (a
+        finding kept as met, not reduced) hold those of almost anything: such a finding is only a variant
+        of a root cause that needs no feature.
         """
         below = set(_names(builds_on)) - {target}
         if not self.variants or (kind in _APART and not (kind == "raised" and state) and not below):

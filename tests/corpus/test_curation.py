@@ -72,8 +72,9 @@ def test_merging_into_an_empty_corpus_adds_every_file_byte_for_byte_in_the_same_
     # langchain-openai sums its chunks with langchain-core, the SDKs' provisional values are the partial
     # parsers underneath them, and five clients read their bytes with an SDK's SSE decoder
     # (Target.builds_on): what a target shares with one below is one root cause, folded into the one below
-    # (the decoder's first event lost after a BOM is a client's call or id lost, or its raise, a variant of it).  A
-    # mutant's fixtures of other kinds are variants of its one mistake.  Nothing else in the corpus is folded.
+    # (the decoder's first event lost after a BOM is a client's call or id lost, or its raise, a variant of
+    # it).  A mutant's fixtures of other kinds are variants of its one mistake.  Nothing else in the corpus is
+    # folded.
     folded = [m for m in done if m.action == "folded"]
     beneath = {"langchain-openai": "langchain-core", "openai-parsed-arguments": "jiter-partial",
                "anthropic-input-snapshot": "jiter-partial", "langchain-core-chunk-args": "langchain-core-partial",
