@@ -35,9 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "of one there for the same target, kind and crash state (or of the target it builds on) is folded into it, "
                          "as is one of another kind that is a variant of one there; one with strictly "
                          "fewer features replaces those (their files are removed); one whose signature is new is "
-                         "added; one smaller than the file with its signature replaces it; others are kept out. Every "
-                         "input is checked before anything is written; files are copied byte for byte, but one "
-                         "that replaces another takes over its statement and recorded ranges where it has none.")
+                         "added (beside the fixtures of its target, where the corpus keeps them as "
+                         "<target>--<kind>--<features>.json); one smaller than the file with its signature "
+                         "replaces it; others are kept out. Every input is checked before anything is written; "
+                         "files are copied byte for byte, but one that replaces another takes over its statement "
+                         "and recorded ranges where it has none.")
     m.add_argument("dirs", nargs="+", metavar="DIR", help="folder (or file) of fixtures to merge in")
     m.add_argument("--into", default=DEFAULT, metavar="DIR", help=f"the corpus to merge into (default {DEFAULT}/)")
     m.set_defaults(run=run_merge)

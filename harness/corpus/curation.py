@@ -121,8 +121,13 @@ def _never(_: Any) -> Any:
     raise AssertionError("a placeholder target is never run")
 
 
-def destination(into: Path, entry: Entry, given_root: Path | None) -> Path:
-    """Where a new fixture goes: its place under the folder it came from, or else the name a run would give it."""
+def destination(into: Path, entry: Entry, given_root: Path | None, beside: dict[str, Path] | None = None) -> Path:
+    """Where a new fixture goes: beside the corpus's fixtures of its target where the corpus keeps them in one
+    folder as ``<target>--<kind>--<features>.json`` (``beside``: findings/ keeps a library's targets so), else
+    its place under the folder it came from, or else the name a run would give it."""
+    target = _target_of(entry)
+    if beside and target in beside:
+        return beside[target] / f"{target}--{destination(into, entry, None).name}"
     if given_root is not None:
         try:
             return into / entry.path.resolve().relative_to(given_root.resolve())
@@ -175,13 +180,18 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
     crash state), or for the built-in target its own builds on, is ``folded`` into it (not written), and
     so is one of another kind that is a variant of a root cause there;
     one with strictly fewer features than some already there replaces them (their files are removed,
-    and it says which); one with the same signature replaces it only when smaller.
+    and it says which); one with the same signature replaces it only when smaller.  A new one goes where
+    :func:`destination` says: in the corpus's layout where it has one for the target.
     """
     into_files = {os.path.realpath(p) for p in iter_fixture_paths([str(into)])} if into.is_dir() else set()
     have: dict[str, Entry] = {}
+    beside: dict[str, Path] = {}
     for entry in load_corpus([str(into)]) if into_files else []:
         if entry.signature not in have or entry.fixture.case.size < have[entry.signature].fixture.case.size:
             have[entry.signature] = entry
+        target = _target_of(entry)
+        if target and entry.path.name.startswith(f"{target}--"):
+            beside.setdefault(target, entry.path.parent)
     incoming: list[tuple[Entry, Path | None]] = []
     for given in sources:
         root = Path(given) if Path(given).is_dir() else None
@@ -214,7 +224,7 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
                 del have[other.signature]
                 done.append(Merged("removed", other.path, entry.path, other.signature, f"replaced by {sig}"))
         if old is None:
-            path = _free(destination(into, entry, root))
+            path = _free(destination(into, entry, root, beside))
             write_atomic(path, entry.raw)
             done.append(Merged("added", path, entry.path, sig))
         elif size < old.fixture.case.size:

@@ -10,7 +10,8 @@ the reduced case are the minimal feature set that a finding's signature is
 made of: a profile, a framing or a read cut that stays is one the bug needs.
 
 The first probes trade the case's endings for the plainest one (the
-swaps of :mod:`toolfuzz.strategies.reduce`), and a reduction stops as soon
+swaps of :mod:`toolfuzz.strategies.reduce`), again after every sweep that
+took something out, and a reduction stops as soon
 as its case is explained by a root cause already known (``explained``): a
 divergence met under a disconnect, of a bug already known under ``length``,
 is then a hit after a probe or two instead of a second signature.
@@ -112,9 +113,9 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
     if plan is None:
         return Reduced(case, observation, divergence, 0, True)
     probes = work = 0
-    # First the endings swapped for the plainest, once.  Then sweeps that take out until none takes
-    # anything, then one sweep that lowers what is left (few decisions by then); anything lowered may
-    # let more come out, so round again.  Last, for a plan already small, lowerings with the rest of
+    # First the endings swapped for the plainest.  Then sweeps that take out until none takes anything,
+    # the swaps tried again after each sweep that took something, then one sweep that lowers what is left
+    # (few decisions by then); anything lowered may let more come out, so round again.  Last, for a plan already small, lowerings with the rest of
     # their stage drawn again.
     passes = (swaps, edits, lowerings, redraws)
     phase = 0
@@ -159,7 +160,10 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
                 if phase == 3:
                     break
         if kept:
-            phase = 1
+            # The endings again first: an ending swap a larger case refused (another call finishing, say) may
+            # hold once the sweep took out what stood in its way, and a reduction cut off by its work before
+            # the lowerings would keep the ending it was met under.
+            phase = 0
         elif phase < 3:
             phase += 1
         else:

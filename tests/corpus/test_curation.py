@@ -66,6 +66,25 @@ def test_a_fixture_with_no_recorded_divergence_is_known_by_its_content(tmp_path)
     assert signature(load(SEED / "cut-after-backslash.json")) != signature(a)
 
 
+def test_a_new_fixture_goes_beside_the_corpus_s_fixtures_of_its_target_in_the_corpus_s_layout(tmp_path):
+    # findings/ keeps a library's targets in one folder (smolagents/smolagents-agglomerate--<kind>--...); a run
+    # writes <target>/<kind>--....  Merging a run's output into findings/ keeps findings/'s layout.
+    corpus = copy_tree(FINDINGS / "smolagents", tmp_path / "findings" / "smolagents")
+    moved = corpus / "smolagents-agglomerate--choices_mixed--multi-choice.json"
+    raw = tmp_path / "raw" / "smolagents-agglomerate"
+    raw.mkdir(parents=True)
+    shutil.move(moved, raw / "choices_mixed--multi-choice.json")
+    done = merge([str(tmp_path / "raw")], tmp_path / "findings")
+    assert [(m.action, m.path) for m in done] == [("added", moved)]
+    assert moved.read_bytes() == (FINDINGS / "smolagents" / moved.name).read_bytes()
+    # A target the corpus has no fixture of keeps the layout it came in.
+    other = tmp_path / "raw2" / "selftest-shared-buffer"
+    other.mkdir(parents=True)
+    shutil.copy(SHARED, other / SHARED.name)
+    (added,) = merge([str(tmp_path / "raw2")], tmp_path / "findings")
+    assert added.path == tmp_path / "findings" / "selftest-shared-buffer" / SHARED.name
+
+
 def test_merging_into_an_empty_corpus_adds_every_file_byte_for_byte_in_the_same_layout(tmp_path):
     into = tmp_path / "corpus"
     done = merge([str(FINDINGS)], into)

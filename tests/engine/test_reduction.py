@@ -84,6 +84,21 @@ def test_a_call_handed_on_after_a_disconnect_is_reported_under_the_plainest_unfi
     assert reduced.complete and set(reduced.case.features) - PLAIN_FEATURES == {"length"}
 
 
+def test_the_endings_are_traded_again_once_a_sweep_took_out_what_stood_in_their_way():
+    # Met by a search (seed 0, its 4652nd case): under `length` two calls with a missing index and invalid JSON
+    # do not show the call handed on, so the first swap is refused; once a sweep has taken those out it holds.
+    # With the work a reduction gets when the share is all but spent, it must come back to the swap before the
+    # lowerings, or it keeps the ending it was met under (a second signature for the mistake).
+    case = PLANNER.draw(7560740981060492006)
+    assert set(case.features) - PLAIN_FEATURES == {"error-event", "index-missing", "invalid-json", "multi-call",
+                                                   "no-first-id", "read-splits-field"}
+    seen = observe(HAND_OUT, case, chunks_of(case), 5.0)
+    (divergence, *_) = compare(case.expected, seen, HAND_OUT, expected_events(case))
+    reduced = reduce(PLANNER.render, HAND_OUT, case, seen, divergence, timeout=5.0, plain=PLAIN_FEATURES,
+                     max_work=10_000)
+    assert divergence.kind == "incomplete_handed_on" and set(reduced.case.features) - PLAIN_FEATURES == {"length"}
+
+
 def test_a_reduction_stops_once_its_case_is_explained_by_what_is_known():
     case, seen, divergence = first_divergence(SHARED)
     asked = []
