@@ -115,8 +115,8 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
     probes = work = 0
     # First the endings swapped for the plainest.  Then sweeps that take out until none takes anything,
     # the swaps tried again after each sweep that took something, then one sweep that lowers what is left
-    # (few decisions by then); anything lowered may let more come out, so round again.  Last, for a plan already small, lowerings with the rest of
-    # their stage drawn again.
+    # (few decisions by then); anything lowered may let more come out, so round again.  Last, for a plan
+    # already small, lowerings with the rest of their stage drawn again.
     passes = (swaps, edits, lowerings, redraws)
     phase = 0
     while True:
