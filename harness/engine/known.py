@@ -125,12 +125,16 @@ class Known:
             return next((r for key, roots in self._by.items() if key[1] == kind and _core(key[2]) == core
                          for r in roots), None)
         for name in _names(builds_on):
-            hit = self._first_hit([r for key, roots in self._by.items()
-                                   if key[:2] == (name, kind) and _core(key[2]) == core for r in roots],
-                                  kind, state, have)
+            hit = self._first_hit(self._roots_of(name, kind, core), kind, state, have)
             if hit is not None:
                 return hit
         return None
+
+    def _roots_of(self, name: str, kind: str, core: str) -> list[Root]:
+        """The known root causes of target ``name`` of this kind whose crash state cut to its innermost frames
+        (:func:`_core`) is ``core``: what a target built on ``name`` shares with it."""
+        return [r for key, roots in self._by.items() if key[:2] == (name, kind) and _core(key[2]) == core
+                for r in roots]
 
     def explain(self, finding: Finding) -> Root | None:
         """:meth:`explaining` for a finding of a target (which may build on another)."""
@@ -214,9 +218,7 @@ class Known:
         (its innermost frames) in a target it builds on (``builds_on``)."""
         if self._by.get(key) or self._aliases.get(key):
             return True
-        below, core = set(_names(builds_on)), _core(key[2])
-        return any(roots and t in below and k == key[1] and _core(state) == core
-                   for (t, k, state), roots in self._by.items())
+        return any(self._roots_of(name, key[1], _core(key[2])) for name in _names(builds_on))
 
     def add(self, finding: Finding) -> list[Root]:
         """Know ``finding``; the known root causes it replaces: strict supersets of its features, and those of

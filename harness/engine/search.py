@@ -176,7 +176,7 @@ def search(
                 last_report = now
                 emit(Progress(stats))
             while pending and allowance() > 0 and not done:
-                done = settle(*pending.pop(_first_new(pending, known)))
+                done = settle(*pending.pop(_first_new(pending, known)[0]))
             case_seed = stored.pop(0) if stored else seeds.getrandbits(63)
             case = planner.draw(case_seed)
             stats.examples += 1
@@ -217,10 +217,11 @@ def search(
         # a known root cause in another guise, and is only counted.
         last_stretch = stats.reducing_work + _LAST_STRETCH
         while pending and not done:
-            met, case_seed, when = pending.pop(_first_new(pending, known))
+            at, new = _first_new(pending, known)
+            met, case_seed, when = pending.pop(at)
             if allowance() > 0 or known.explain(met):
                 done = settle(met, case_seed, when)
-            elif not known.has(met.key, met.target.builds_on):
+            elif new:
                 done = settle(met, case_seed, when, _LEAST_WORK if stats.reducing_work < last_stretch else 0)
             else:
                 stats.unreduced += 1
@@ -230,11 +231,12 @@ def search(
     return list(findings.values()), stats
 
 
-def _first_new(pending: list[tuple[Finding, int, tuple[int, float]]], known: Known) -> int:
+def _first_new(pending: list[tuple[Finding, int, tuple[int, float]]], known: Known) -> tuple[int, bool]:
     """Where in ``pending`` the first divergence of a target, kind and crash state no root cause is known for
-    is (of its target's, or of one it builds on), else 0: what the share allows goes first to what is most
-    likely a new root cause, not to a known one met in another guise."""
-    return next((i for i, (met, _, _) in enumerate(pending) if not known.has(met.key, met.target.builds_on)), 0)
+    is (of its target's, or of one it builds on), and True; else 0 and False.  What the share allows goes
+    first to what is most likely a new root cause, not to a known one met in another guise."""
+    return next(((i, True) for i, (met, _, _) in enumerate(pending)
+                 if not known.has(met.key, met.target.builds_on)), (0, False))
 
 
 def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeout: float,

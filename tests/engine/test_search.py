@@ -183,7 +183,7 @@ def test_what_the_share_allows_goes_first_to_a_divergence_no_root_cause_is_known
                met(CONCAT, "id_differs")]
     # A kind its own target has a root cause of, or the target below it has, waits behind one no root cause is
     # known for.
-    assert _first_new(pending, known) == 2
-    assert _first_new(pending[:2], known) == 0  # none new: the oldest first
+    assert _first_new(pending, known) == (2, True)
+    assert _first_new(pending[:2], known) == (0, False)  # none new: the oldest first
     assert known.has(("client", "name_differs", ""), client.builds_on)
     assert not known.has(("client", "name_differs", ""))
