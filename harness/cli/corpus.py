@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = verbs.add_parser("minimize", help="shrink each fixture again against its recorded target as installed now",
                          description="Shrink each fixture again: drop SSE events, lines and read boundaries while "
-                         "the recorded target still diverges with the recorded kind. The file keeps its signature.")
+                         "the recorded target still diverges with the recorded kind. The file keeps its signature; a raise "
+                         "recorded without a crash state (an older fixture) gets the one it raises with now.")
     s.add_argument("paths", nargs="*", default=[DEFAULT], metavar="PATH", help=f"fixtures (default {DEFAULT}/)")
     s.add_argument("--budget", type=positive_seconds, default=30.0, metavar="DURATION",
                    help="time to spend on each fixture, in seconds or like 2m (default 30 s)")
@@ -98,7 +99,8 @@ def run_minimize(args: argparse.Namespace) -> int:
     def show(m) -> None:
         counts[m.action] = counts.get(m.action, 0) + 1
         what = {"shrunk": f"{m.before} -> {m.after} (calls, reads, bytes) in {m.tries} tries",
-                "minimal": f"{m.before}: nothing smaller still diverges ({m.tries} tries)"}.get(m.action, m.detail)
+                "minimal": f"{m.before}: nothing smaller still diverges ({m.tries} tries)"
+                + (f"; {m.detail}" if m.detail else "")}.get(m.action, m.detail)
         verb = "would shrink" if m.action == "shrunk" and args.dry_run else m.action
         print(f"{verb:<12}  {m.path}  {m.target or '-'} {m.kind}  {what}".rstrip(), flush=True)
 

@@ -412,10 +412,19 @@ def _minimize_one(entry: Entry, targets: dict[str, Target], timeout: float, budg
         found = compare(candidate.expected, observation, target, expected_events(candidate))
         return {d.kind for d in found}, observation, found
 
-    if kind not in kinds(case)[0]:
+    met, _, first = kinds(case)
+    if kind not in met:
         return Minimized("fixed", path, name, kind, case.size, detail=fixed_text(fixture, name, target.version))
     smaller, tries = shrink(case, lambda c: kind in kinds(c)[0], time.monotonic() + budget)
     if smaller.size >= case.size:
+        # A raise written before crash states were recorded gets its own, so that merging a night's
+        # findings into the corpus folds the same raise into it instead of adding it beside it.
+        state = next(d.state for d in first if d.kind == kind)
+        if state and not fixture.found.get("crash_state"):
+            if write:
+                write_atomic(path, dumps(replace(fixture, found=_with_state(fixture.found, name, kind, state))))
+            return Minimized("minimal", path, name, kind, case.size, case.size, tries=tries,
+                             detail=f"crash state recorded: {state}")
         return Minimized("minimal", path, name, kind, case.size, case.size, tries=tries)
     if write:
         _, observation, found = kinds(smaller)
@@ -434,10 +443,21 @@ def _shrunk_fixture(fixture: Fixture, case: Case, target: Target, divergence: Di
     found: dict[str, Any] = {**{k: v for k, v in fixture.found.items() if k != "unshrunk"}, "minimized": {
         "by": "toolfuzz corpus minimize", "toolfuzz": __version__, "version": target.version,
         "from": {"calls": before.size[0], "reads": before.size[1], "bytes": before.size[2]}}}
+    if divergence.state and not found.get("crash_state"):
+        found = _with_state(found, target.name, divergence.kind, divergence.state)
     description = fixture.description
     if description.startswith(KINDS[divergence.kind]):  # written by a run: its detail is now the new one's
         description = f"{KINDS[divergence.kind]}. {divergence.detail}"
     return replace(fixture, case=case, observed=observed, found=found, description=description)
+
+
+def _with_state(found: dict[str, Any], target: str, kind: str, state: str) -> dict[str, Any]:
+    """``found`` with a raise's crash state, and the state in the signature the run wrote (``kind[state]``)."""
+    out = {**found, "crash_state": state}
+    given = found.get("signature")
+    if isinstance(given, str) and given.startswith(f"{target}/{kind}/"):
+        out["signature"] = signature_of(target, kind, given[len(f"{target}/{kind}/"):].split("+"), state)
+    return out
 
 
 # -- check -------------------------------------------------------------------

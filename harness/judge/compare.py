@@ -85,11 +85,13 @@ def compare(expected: Outcome, observation: Observation, target: Target,
     if observation.timed_out:
         return [Divergence("timed_out", f"no answer within the time limit ({observation.seconds:.1f} s)")]
     if observation.raised:
-        # Refusing a stream that has nothing executable in it (cut, failed, truncated) loses nothing a
-        # user could run, so it is not a divergence; raising on a stream that finished a call is.
+        # Refusing a stream that has nothing executable in it (cut, truncated) loses nothing a user could
+        # run, so it is not a divergence; raising on a stream that finished a call is.  A stream that ends
+        # in the server's error is refused by the server itself: raising it is how a client reports that
+        # (the SDKs raise such errors on purpose), whatever the stream finished before it.
         # A decoder is judged on its events, so a raise at level sse always counts; at level partial a raise
         # is each prefix's own answer, and one for the whole case (a program that would not restart) counts.
-        if target.level in ("sse", "partial", "producer") or expected.executable():
+        if target.level in ("sse", "partial", "producer") or (expected.executable() and expected.error is None):
             return [Divergence("raised", observation.raised,
                                observation.crash_state or _type_of(observation.raised))]
         return []

@@ -22,6 +22,7 @@ FINDINGS = ROOT / "findings"
 SEED = FINDINGS / "seed"
 SHARED = FINDINGS / "selftest-shared-buffer" / "arguments_misattributed--interleaved+multi-call.json"
 HAND_OUT = "selftest-hand-out-after-disconnect"
+RAISED = FINDINGS / "openai" / "openai-stream-state--raised--index-missing.json"
 
 
 def copy_tree(src: Path, dst: Path) -> Path:
@@ -260,6 +261,34 @@ def test_dry_run_writes_nothing(tmp_path):
     raw = path.read_bytes()
     (result,) = minimize([str(path)], write=False)
     assert result.action == "shrunk" and path.read_bytes() == raw
+
+
+def test_minimize_records_the_crash_state_of_a_raise_written_without_one_so_merge_folds_the_same_raise(tmp_path):
+    found = {k: v for k, v in load(RAISED).found.items() if k != "crash_state"}
+    older = dataclasses.replace(load(RAISED), found={**found, "signature": "openai-stream-state/raised/index-missing"})
+    corpus = tmp_path / "corpus" / "openai"
+    path = corpus / RAISED.name
+    write_atomic(path, dumps(older))
+    hand = tmp_path / "older.json"
+    write_atomic(hand, dumps(older))
+    (result,) = minimize([str(path)], write=False)
+    assert result.action == "minimal" and path.read_bytes() == hand.read_bytes()
+    (result,) = minimize([str(path)])
+    state = load(path).found["crash_state"]
+    assert result.detail == f"crash state recorded: {state}" and state.startswith("TypeError at openai.")
+    assert signature(load(path)) == f"openai-stream-state/raised[{state}]/index-missing"
+    assert load(path).statement == load(hand).statement and load(path).case == load(hand).case
+    assert state == load(RAISED).found["crash_state"]
+    # The same raise as a night's run writes it (the state in its signature) is now the one already there.
+    night = tmp_path / "night" / "openai-stream-state" / "raised.json"
+    night.parent.mkdir(parents=True)
+    shutil.copy(path, night)
+    (merged,) = merge([str(night.parent)], tmp_path / "corpus")
+    assert merged.action == "kept" and merged.path == path
+    # Before the state was recorded, it would have gone in beside it as a root cause of its own.
+    write_atomic(path, hand.read_bytes())
+    (merged,) = merge([str(night.parent)], tmp_path / "corpus")
+    assert merged.action == "added"
 
 
 def test_a_fixture_its_target_now_passes_is_reported_fixed_and_one_with_nothing_recorded_skipped(tmp_path):

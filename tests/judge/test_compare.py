@@ -12,7 +12,7 @@ from toolfuzz.judge.compare_events import SSE_KINDS
 from toolfuzz.judge.compare_partial import PARTIAL_KINDS
 from toolfuzz.judge.compare_producer import PRODUCER_KINDS
 from toolfuzz.corpus.fixtures import load
-from toolfuzz.vocabulary import Call, Outcome
+from toolfuzz.vocabulary import Call, Outcome, StreamError
 from toolfuzz.judge.sandbox import Observation, ObservedCall, observe
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.selftest.plain import assemble_chunks
@@ -152,6 +152,17 @@ def test_raising_on_a_stream_with_nothing_executable_is_a_refusal():
     assert not CUT.expected.executable() and kinds(CUT, boom) == []
     # A decoder is judged on its events, so the same raise at level sse still counts.
     assert kinds(CUT, boom, reports=frozenset({"ids"}), level="sse") == ["raised"]
+
+
+def test_raising_the_error_a_stream_ended_in_is_a_refusal_even_after_a_call_finished():
+    failed = Outcome(TWO.expected.calls, StreamError("server_error", "overloaded"))
+    raised = Observation(raised="APIError: overloaded", crash_state="APIError at sdk.stream")
+    assert failed.executable(), "a call finished before the error"
+    assert compare(failed, raised, Target("x", right)) == []
+    # The same raise on the stream without its error loses a call that could run.
+    [d] = compare(TWO.expected, raised, Target("x", right))
+    assert (d.kind, d.state) == ("raised", "APIError at sdk.stream")
+    assert [d.kind for d in compare(failed, raised, Target("x", right, level="sse"))] == ["raised"]
 
 
 def test_blank_arguments_reported_as_an_empty_object_are_reserialised():
