@@ -26,6 +26,13 @@ A divergence is judged against what is known (:mod:`toolfuzz.engine.known`):
   a new finding, which replaces the known ones whose features it has
   strictly fewer of.
 
+A new finding's reduced case is then run once on the other targets, before
+the next case is drawn.  Each reduction is led by its own case, so two
+targets with one mistake can settle on different features; a target whose
+known root cause of that kind has features this case does without
+diverges here as something new, is reduced from here, and its smaller
+root cause replaces the larger.
+
 Generation never waits long for reduction: reducing a new root cause takes
 a bounded number of probes, and all reducing together at most
 :data:`REDUCING_SHARE` of the work so far: the payloads fed to targets,
@@ -123,6 +130,8 @@ def search(
     seeds = Random(seed)
     stored = list(database.seeds()) if database is not None else []
     pending: list[tuple[Finding, int, tuple[int, float]]] = []
+    # The reduced cases of new root causes, each to be run once on the other targets (see below).
+    again: list[tuple[Finding, int]] = []
     last_report = 0.0
     done = False
 
@@ -158,11 +167,13 @@ def search(
         findings[finding.signature] = finding
         stats.found(finding.target.name, tuple(old.target for old in replaced))
         emit(Found(finding, tuple(old.signature for old in replaced)))
+        if finding.case.plan is not None:
+            again.append((finding, case_seed))
         return enough(finding)
 
     with seeded_by_strategies_only():
         while not done:
-            if stats.examples >= max_examples:
+            if stats.examples >= max_examples and not again:
                 stats.stopped_by = "examples"
                 break
             if stop():
@@ -177,17 +188,24 @@ def search(
                 emit(Progress(stats))
             while pending and allowance() > 0 and not done:
                 done = settle(*pending.pop(_first_new(pending, known)[0]))
-            case_seed = stored.pop(0) if stored else seeds.getrandbits(63)
-            case = planner.draw(case_seed)
-            stats.examples += 1
-            stats.work += RENDER_WORK
-            for feature in case.features:
-                stats.by_feature[feature] = stats.by_feature.get(feature, 0) + 1
+            if again:
+                # A root cause's reduced case, run on the other targets: one of them whose finding of the same
+                # kind kept features this case does without (its reduction was led elsewhere by its case)
+                # diverges here, is reduced from here, and its smaller root cause replaces the larger.
+                met_by, case_seed = again.pop(0)
+                case, skip = met_by.case, met_by.target.name
+            else:
+                case_seed = stored.pop(0) if stored else seeds.getrandbits(63)
+                case, skip = planner.draw(case_seed), ""
+                stats.examples += 1
+                stats.work += RENDER_WORK
+                for feature in case.features:
+                    stats.by_feature[feature] = stats.by_feature.get(feature, 0) + 1
             on_case(case)
             payloads = chunks_of(case)
             events = expected_events(case)
             for target in targets:
-                if case.dialect not in target.dialects or done:
+                if case.dialect not in target.dialects or done or target.name == skip:
                     continue  # a target runs only on the dialects it lists
                 stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
                 stats.work += work_of(case, payloads) + 1

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from random import Random
 
-from toolfuzz.engine.events import Finding, Found
+from toolfuzz.engine.events import Finding, Found, signature_of
 from toolfuzz.engine.known import Known, Root
 from toolfuzz.engine.search import _first_new, search, search_for_kind
 from toolfuzz.judge.compare import Divergence
@@ -187,3 +188,24 @@ def test_what_the_share_allows_goes_first_to_a_divergence_no_root_cause_is_known
     assert _first_new(pending[:2], known) == (0, False)  # none new: the oldest first
     assert known.has(("client", "name_differs", ""), client.builds_on)
     assert not known.has(("client", "name_differs", ""))
+
+
+def test_a_root_cause_s_reduced_case_is_run_on_the_other_targets_and_replaces_their_larger_root_causes():
+    # Two targets with one mistake; the twin's root cause was reduced, elsewhere, from a case that led its
+    # reduction to keep features it does not need: the first case of seed 2, all its features.
+    twin = replace(SHARED, name="twin")
+    first = Planner().draw(Random(2).getrandbits(63))
+    stale = Root("twin", "arguments_misattributed", "", frozenset(first.features) - PLAIN_FEATURES)
+    assert len(stale.features) > 2
+    events = []
+    findings, stats = search([SHARED, twin], Planner(), max_examples=1, budget=600, seed=2, plain=PLAIN_FEATURES,
+                             known=Known([stale]), emit=events.append)
+    # The twin meets the mistake in that case as a hit of what it knew; the shared buffer's reduced case,
+    # run on it, shows the twin needs no more than the shared buffer does.
+    assert stats.examples == 1
+    assert sorted(f.signature for f in findings) == [
+        "selftest-shared-buffer/arguments_misattributed/interleaved+multi-call",
+        "twin/arguments_misattributed/interleaved+multi-call"]
+    (replacing,) = [e for e in events if isinstance(e, Found) and e.finding.target.name == "twin"]
+    assert replacing.replaces == (signature_of("twin", stale.kind, stale.features),)
+    assert stats.hits["twin/arguments_misattributed/interleaved+multi-call"] == 2  # the stale one's hit, and its own
