@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "<target>--<kind>--<features>.json); one smaller than the file with its signature "
                          "replaces it; others are kept out. Every input is checked before anything is written; "
                          "files are copied byte for byte, but one that replaces another takes over its statement "
-                         "and recorded ranges where it has none.")
+                         "and recorded ranges where it has none, and one folded into a fixture of its own target "
+                         "leaves its statement there when that one has none.")
     m.add_argument("dirs", nargs="+", metavar="DIR", help="folder (or file) of fixtures to merge in")
     m.add_argument("--into", default=DEFAULT, metavar="DIR", help=f"the corpus to merge into (default {DEFAULT}/)")
     m.set_defaults(run=run_merge)

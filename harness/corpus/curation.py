@@ -3,7 +3,9 @@
 * :func:`merge` brings fixtures from other folders (another machine's run, a
   contributor's findings) into one corpus, one file per signature, the
   smallest kept.  Files are copied byte for byte, written atomically; one that
-  replaces another takes over the statement and recorded ranges it lacks.
+  replaces another takes over the statement and recorded ranges it lacks, and
+  one a fixture of its target is folded into takes over that one's statement
+  when it has none.
 * :func:`minimize` shrinks each fixture again against its recorded target as
   installed now, keeping each step only if the target still diverges with
   the recorded kind.  It removes only what cannot change what the stream
@@ -210,7 +212,14 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
         if old is None and mine is not None:
             general = _more_general(have, mine, below.get(mine.target, ()))
             if general is not None:
-                done.append(Merged("folded", general.path, entry.path, sig, f"into {general.signature}"))
+                detail = f"into {general.signature}"
+                if entry.fixture.statement and not general.fixture.statement and _target_of(general) == mine.target:
+                    # The same root cause of the same target: what a person wrote of it stays with it.
+                    kept = replace(general.fixture, statement=entry.fixture.statement)
+                    have[general.signature] = Entry(general.path, kept, dumps(kept).encode("utf-8"))
+                    write_atomic(general.path, have[general.signature].raw)
+                    detail += ", its statement carried over"
+                done.append(Merged("folded", general.path, entry.path, sig, detail))
                 continue
             variant = _variant_of(have, mine, below.get(mine.target, ()))
             if variant is not None:

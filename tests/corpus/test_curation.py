@@ -185,6 +185,26 @@ def test_a_fixture_that_replaces_another_takes_over_its_statement_and_ranges(tmp
     assert load(again.path).history == kept.history
 
 
+def test_a_fixture_folded_into_its_root_cause_leaves_its_statement_there_when_that_one_has_none(tmp_path):
+    source = FINDINGS / "httpx-sse" / "httpx-sse--event_lost--bom.json"
+    hand = load(source)
+    # A night's more general fixture of the same root cause, without a statement, is there first.
+    general = dataclasses.replace(hand, statement="", history={}, case=dataclasses.replace(
+        hand.case, features=("done", "lf", "openai")), found={**hand.found, "signature": "httpx-sse/event_lost/plain"})
+    into = tmp_path / "corpus"
+    write_atomic(into / "httpx-sse" / "plain.json", dumps(general))
+    shutil.copy(source, tmp_path / "hand.json")
+    (folded,) = merge([str(tmp_path / "hand.json")], into)
+    assert (folded.action, folded.path) == ("folded", into / "httpx-sse" / "plain.json")
+    assert folded.detail == "into httpx-sse/event_lost/plain, its statement carried over"
+    now = load(folded.path)
+    assert now.statement == hand.statement and now.case == general.case and now.history == {}
+    # One that has a statement keeps its own.
+    write_atomic(tmp_path / "other.json", dumps(dataclasses.replace(hand, statement="other words")))
+    (again,) = merge([str(tmp_path / "other.json")], into)
+    assert again.action == "folded" and load(folded.path).statement == hand.statement
+
+
 def test_a_file_given_alone_goes_where_a_run_would_put_it(tmp_path):
     (done,) = merge([str(SHARED)], tmp_path / "into")
     assert done.path == tmp_path / "into" / SHARED.relative_to(FINDINGS)
