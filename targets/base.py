@@ -67,8 +67,9 @@ PLAIN_CLAIMS = frozenset({"ids", "names", "completion"})
 #: ``1.0`` and keeps the sign of ``-0.0`` (a program in a language with one number type cannot).
 PARTIAL_CLAIMS = frozenset({"exact-numbers"})
 #: Everything a target can claim; ``validation`` means it returns a status per call,
-#: ``errors`` the code of the stream error it ended with.
-ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors", "exact-numbers"})
+#: ``errors`` the code of the stream error it ended with, ``values`` that it hands on each call's arguments
+#: as a parsed value (written back as JSON for the judge), so it is judged on the value, not the spelling.
+ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors", "exact-numbers", "values"})
 
 
 class BadReturn(Exception):

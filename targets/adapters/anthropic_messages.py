@@ -20,8 +20,9 @@ What is reported for each ``tool_use`` block of the final message:
 * arguments: the SDK does not keep the argument text where a user can reach
   it.  It re-parses the whole buffer with ``jiter`` in partial mode on every
   ``input_json_delta`` and exposes only the parsed ``ToolUseBlock.input``.
-  That value is reported written back as JSON (``json.dumps``), so equal
-  values show as ``reserialised``, a value cut short by partial parsing as
+  That value is reported written back as JSON (``json.dumps``), and the
+  target claims ``values``: equal values are not a divergence (the SDK
+  promises a value, not a spelling), a value cut short by partial parsing is
   ``arguments_differ``, and a buffer jiter rejects as ``raised`` (the SDK
   raises ``ValueError`` mid-stream).  Empty arguments are ``{}`` here, never
   the empty string.
@@ -140,7 +141,7 @@ def quiet(fn: Callable[[Any], list[dict[str, Any]]]) -> Callable[[Any], list[dic
 
 _warm_up()
 _VERSION = anthropic.__version__
-_CLAIMS = frozenset({"ids", "names", "completion"})
+_CLAIMS = frozenset({"ids", "names", "completion", "values"})
 
 TARGETS = (
     Target(name="anthropic-accumulator", fn=quiet(assemble_with_accumulator), level="events", reports=_CLAIMS,

@@ -14,7 +14,8 @@ from toolfuzz.judge.compare_producer import PRODUCER_KINDS
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.vocabulary import Call, Outcome, StreamError
 from toolfuzz.judge.sandbox import Observation, ObservedCall, observe
-from toolfuzz.targets.base import Target
+from toolfuzz.targets.base import PLAIN_CLAIMS, Target
+from toolfuzz.targets.registry import REFERENCE
 from toolfuzz.targets.selftest.plain import assemble_chunks
 from tests.paths import ROOT
 
@@ -163,6 +164,14 @@ def test_raising_the_error_a_stream_ended_in_is_a_refusal_even_after_a_call_fini
     [d] = compare(TWO.expected, raised, Target("x", right))
     assert (d.kind, d.state) == ("raised", "APIError at sdk.stream")
     assert [d.kind for d in compare(failed, raised, Target("x", right, level="sse"))] == ["raised"]
+
+
+def test_a_target_that_hands_on_parsed_values_is_judged_on_the_value_not_its_spelling():
+    respelled = edit(lambda calls: calls[1].update(arguments='{"path":"/etc/hosts"}'))
+    assert kinds(TWO, respelled, reports=PLAIN_CLAIMS | {"values"}) == []
+    changed = edit(lambda calls: calls[1].update(arguments='{"path":"/etc/passwd"}'))
+    assert kinds(TWO, changed, reports=PLAIN_CLAIMS | {"values"}) == ["arguments_differ"]
+    assert "values" not in REFERENCE.reports
 
 
 def test_blank_arguments_reported_as_an_empty_object_are_reserialised():
