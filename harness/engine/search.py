@@ -212,7 +212,8 @@ def search(
             for target in targets:
                 if case.dialect not in target.dialects or done or target.name == skip:
                     continue  # a target runs only on the dialects it lists
-                stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
+                if not skip:  # a root cause's reduced case run again is not one more example
+                    stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
                 stats.work += work_of(case, payloads) + 1
                 observation = observe(target, case, payloads, timeout)
                 stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + observation.seconds
