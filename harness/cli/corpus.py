@@ -47,8 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = verbs.add_parser("minimize", help="shrink each fixture again against its recorded target as installed now",
                          description="Shrink each fixture again: drop SSE events, lines and read boundaries while "
-                         "the recorded target still diverges with the recorded kind. The file keeps its signature; a raise "
-                         "recorded without a crash state (an older fixture) gets the one it raises with now.")
+                         "the recorded target still diverges with the recorded kind. The file keeps its signature; "
+                         "a raise recorded without a crash state (an older fixture) gets the one it raises with now.")
     s.add_argument("paths", nargs="*", default=[DEFAULT], metavar="PATH", help=f"fixtures (default {DEFAULT}/)")
     s.add_argument("--budget", type=positive_seconds, default=30.0, metavar="DURATION",
                    help="time to spend on each fixture, in seconds or like 2m (default 30 s)")

@@ -89,12 +89,6 @@ def test_a_new_fixture_goes_beside_the_corpus_s_fixtures_of_its_target_in_the_co
 def test_merging_into_an_empty_corpus_adds_every_file_byte_for_byte_in_the_same_layout(tmp_path):
     into = tmp_path / "corpus"
     done = merge([str(FINDINGS)], into)
-    # langchain-openai sums its chunks with langchain-core, the SDKs' provisional values are the partial
-    # parsers underneath them, and five clients read their bytes with an SDK's SSE decoder
-    # (Target.builds_on): what a target shares with one below is one root cause, folded into the one below
-    # (the decoder's first event lost after a BOM is a client's call or id lost, or its raise, a variant of
-    # it).  A mutant's fixtures of other kinds are variants of its one mistake.  Nothing else in the corpus is
-    # folded.
     # findings/'s library folders are derived by these very rules (docs/corpus.md), so none of theirs is folded;
     # a mutant's fixtures of other kinds are variants of its one mistake.
     folded = [m for m in done if m.action == "folded"]
