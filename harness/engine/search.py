@@ -193,10 +193,7 @@ def search(
                 emit(Progress(stats))
             while pending and allowance() > 0 and not done:
                 done = settle(*pending.pop(_first_new(pending, known)[0]))
-            if again:
-                # A root cause's reduced case, run on the other targets: one of them whose finding of the same
-                # kind kept features this case does without (its reduction was led elsewhere by its case)
-                # diverges here, is reduced from here, and its smaller root cause replaces the larger.
+            if again:  # a new root cause's reduced case, for the other targets (the module docstring says why)
                 met_by, case_seed = again.pop(0)
                 case, skip = met_by.case, met_by.target.name
             else:
