@@ -39,6 +39,7 @@ from toolfuzz.corpus.replay import judged
 from toolfuzz.engine.search import search
 from toolfuzz.judge.contestants import plain_target
 from toolfuzz.errors import UsageError
+from toolfuzz.severity import Severity
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import LEVELS, Target
@@ -105,13 +106,16 @@ def check_fixture(fn: Callable[..., Any] | Target, path: str | os.PathLike[str],
 def check_assembler(fn: Callable[..., Any] | Target, *, level: str = "events", dialect: str = "openai-chat",
                     profiles: Collection[str] | None = None, tools: Iterable[Tool] | None = None,
                     max_examples: int = 200, findings: str | os.PathLike[str] | None = None,
-                    seed: int | None = None, timeout: float = 5.0) -> None:
+                    seed: int | None = None, timeout: float = 5.0, servers: Collection[str] | None = None,
+                    fail_on: Severity | str = Severity.BUG) -> None:
     """Search ``fn`` for ``max_examples`` cases; raise AssertionError naming what it gets wrong.
 
     ``fn`` takes what a ``--target`` of ``level`` takes (parsed chunks at ``events``, the network reads at
     ``bytes`` and ``sse``) and returns the calls (docs/contract.md); a :class:`Target` is taken as it is.
-    ``profiles`` restricts the call shapes (default: every one of ``dialect``), ``tools`` the schemas
-    (default: the bundled corpus).  Each root cause found is written under ``findings`` (default: the
+    ``profiles`` restricts the call shapes (default: every one of ``dialect``), ``servers`` every shape,
+    framing and ending to what those servers are known to send (``toolfuzz profiles --servers``), ``tools``
+    the schemas (default: the bundled corpus).  Every root cause is written; the call fails on those of
+    severity ``fail_on`` or graver (docs/severity.md; default ``"bug"``).  Each root cause found is written under ``findings`` (default: the
     plugin's ``--toolfuzz-findings``, else ``.toolfuzz/findings``).  ``seed`` defaults to the plugin's
     ``--toolfuzz-seed``, else one derived from the running test's id.
     """
@@ -124,18 +128,21 @@ def check_assembler(fn: Callable[..., Any] | Target, *, level: str = "events", d
         seed = settings["seed"] if settings["seed"] is not None else seed_for(test or target.name)
     root = Path(findings if findings is not None else settings["findings"] or DEFAULT_FINDINGS)
     try:
-        planner = Planner(tools=tools, profiles=list(profiles) if profiles is not None else None, dialect=dialect)
-    except InvalidArgument as e:  # an unknown profile or dialect, or no tool that can generate: one line
+        floor = fail_on if isinstance(fail_on, Severity) else Severity.parse(fail_on)
+        planner = Planner(tools=tools, profiles=list(profiles) if profiles is not None else None, dialect=dialect,
+                          servers=None if servers is None else list(servers))
+    except (InvalidArgument, ValueError) as e:  # an unknown profile, dialect, server or severity: one line
         raise UsageError(str(e)) from None
     writer = FindingWriter(root)
     # Ended by examples, never by time: a budget far past what the examples take.
     found, stats = search([target], planner, max_examples=max_examples, budget=10 * 24 * 3600, seed=seed,
                           timeout=timeout, emit=writer, plain=PLAIN_FEATURES)
-    if not found:
+    failing = [(f, path) for f, path, _ in writer.saved if f.grade.severity.at_least(floor)]
+    if not failing:
         return
-    lines = [f"toolfuzz: {target.name} diverges in {len(found)} root cause{'s' * (len(found) != 1)} "
-             f"({stats.examples} examples, seed {seed}):"]
-    for finding, path, _ in writer.saved:
-        lines.append(f"  {finding.signature}: {finding.divergence.detail}")
+    lines = [f"toolfuzz: {target.name} diverges in {len(failing)} root cause{'s' * (len(failing) != 1)} of "
+             f"severity {floor.value} or graver ({stats.examples} examples, seed {seed}):"]
+    for finding, path in failing:
+        lines.append(f"  {finding.grade.severity.value}: {finding.signature}: {finding.divergence.detail}")
         lines.append(f"    -> {path}   (toolfuzz show {path})")
     raise AssertionError("\n".join(lines))

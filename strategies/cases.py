@@ -22,8 +22,9 @@ from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS
 from toolfuzz.strategies.dialects.chat import profile_sets
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
 from toolfuzz.strategies.dialects.text import usable_for
+from toolfuzz.strategies.features import sent_by
 from toolfuzz.strategies.plans import Drawer, Key
-from toolfuzz.strategies.stage import integer, stage
+from toolfuzz.strategies.stage import integer, stage, within
 from toolfuzz.strategies.usable import usable_tools
 from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS, Case, Tool
 
@@ -40,16 +41,28 @@ PLAIN_FEATURES = PLAIN_WIRE | PLAIN_TEXT
 
 
 def cases(tools: Iterable[Tool] | None = None, profiles: Collection[str] | None = None,
-          dialect: str = "openai-chat") -> st.SearchStrategy[Case]:
+          dialect: str = "openai-chat", servers: Collection[str] | None = None) -> st.SearchStrategy[Case]:
     """Complete cases: reads, tools and the expected outcome.
 
     ``tools=None`` uses the bundled corpus; tools that cannot generate are
     skipped (see :func:`usable_tools`).  ``profiles`` restricts the call
     shapes to those names (``None``: all of them), from the dialect's own
     profiles (``toolfuzz.strategies.profiles.DIALECT_PROFILES``).
+    ``servers`` restricts every feature, framing and endings too, to what
+    those servers are known to send (:func:`toolfuzz.strategies.features.sent_by`).
     """
-    module, generators, allowed = _prepare(tools, profiles, dialect)
-    return module.cases(generators, allowed)
+    bound = _within(servers, dialect)
+    module, generators, allowed = _prepare(tools, _narrowed(profiles, bound, dialect), dialect)
+    drawn = module.cases(generators, allowed)
+    if bound is None:
+        return drawn
+
+    @st.composite
+    def restricted(draw: Any) -> Case:
+        with within(bound):
+            return draw(drawn)
+
+    return restricted().filter(lambda case: bound.issuperset(case.features))
 
 
 class Planner:
@@ -64,14 +77,27 @@ class Planner:
     """
 
     def __init__(self, tools: Iterable[Tool] | None = None, profiles: Collection[str] | None = None,
-                 dialect: str = "openai-chat", dialects: Collection[str] = ()) -> None:
+                 dialect: str = "openai-chat", dialects: Collection[str] = (),
+                 servers: Collection[str] | None = None) -> None:
         self.dialects = tuple(dialects) or (dialect,)
         self.dialect = self.dialects[0]
         tools = None if tools is None else tuple(tools)
-        self._prepared = [_prepare(tools, profiles, d) for d in self.dialects]
+        #: With ``servers``: the features each dialect's cases may have, the rest drawn again (see draw).
+        self.within = {d: _within(servers, d) for d in self.dialects}
+        self._prepared = [_prepare(tools, _narrowed(profiles, self.within[d], d), d) for d in self.dialects]
 
     def draw(self, seed: int) -> Case:
-        return self._run(Drawer(rnd=Random(seed)))
+        """The case of ``seed``.  Restricted to some servers' shapes, a case with a feature none of them sends
+        is drawn again from a seed derived from this one: the framing and endings stages draw every variant,
+        and most cases keep within a server's (tests/strategies/test_cases.py counts how many tries it takes)."""
+        seeds = Random(seed)
+        for _ in range(_MAX_TRIES):
+            case = self._run(Drawer(rnd=Random(seed)))
+            bound = self.within[case.dialect]
+            if bound is None or bound.issuperset(case.features):
+                return case
+            seed = seeds.getrandbits(63)
+        raise InvalidArgument(f"no case within the shapes of the servers asked for in {_MAX_TRIES} tries")
 
     def render(self, plan: Mapping[Key, Any], redraw: tuple[int, Key] | None = None) -> Case:
         """The case of ``plan``; what it lacks is the simplest draw, or with ``redraw = (seed, stage)``,
@@ -84,8 +110,29 @@ class Planner:
     def _run(self, drawer: Drawer) -> Case:
         which = _dialect_choice.draw(drawer, len(self._prepared)) if len(self._prepared) > 1 else 0
         module, generators, allowed = self._prepared[which]
-        case = module.draw_case(drawer, generators, allowed)
+        with within(self.within[self.dialects[which]]):
+            case = module.draw_case(drawer, generators, allowed)
         return replace(case, plan=drawer.decisions)
+
+
+#: Draws a restricted Planner makes for one case at most before it gives up.
+_MAX_TRIES = 1000
+
+
+def _within(servers: Collection[str] | None, dialect: str) -> frozenset[str] | None:
+    if servers is None:
+        return None
+    try:
+        return sent_by(servers, dialect)
+    except ValueError as e:
+        raise InvalidArgument(str(e)) from None
+
+
+def _narrowed(profiles: Collection[str] | None, within: frozenset[str] | None, dialect: str) -> Collection[str] | None:
+    """``profiles`` (every one of the dialect's, if None) less those ``within`` leaves out."""
+    if within is None or dialect not in DIALECT_PROFILES:
+        return profiles
+    return [p for p in (DIALECT_PROFILES[dialect] if profiles is None else profiles) if p in within]
 
 
 @stage

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 
-from toolfuzz.strategies.stage import boolean, integer, stage
+from toolfuzz.strategies.stage import allows, boolean, integer, stage
 
 from toolfuzz.strategies.plan import Step
 
@@ -66,7 +66,9 @@ def groupings(draw: Any, steps: Sequence[Step], active: frozenset[str]) -> list[
     merging = integer(draw, 0, 3) == 3
     for s in steps:
         if groups and merging and boolean(draw):
-            if not (s.kind == "finish" and any(p.choice == s.choice and p.kind == "entry" for p in groups[-1])):
+            own_finish = s.kind == "finish" and any(p.choice == s.choice and p.kind == "entry" for p in groups[-1])
+            other_choice = any(p.choice != s.choice for p in groups[-1]) and not allows("multi-choice-chunk")
+            if not (own_finish or other_choice):
                 groups[-1].append(s)
                 continue
         groups.append([s])

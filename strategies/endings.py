@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from toolfuzz.strategies.stage import integer, pick, stage
+from toolfuzz.strategies.stage import allows, integer, pick, stage
 
 from toolfuzz.vocabulary import Tool
 from toolfuzz.strategies.arguments import validator
@@ -33,7 +33,8 @@ _ENDING_WEIGHTS = ("done",) * 4 + ("no-done", "after-done", "disconnect", "disco
 @stage
 def stream_endings(draw: Any) -> str:
     """Weighted toward a clean end, as real streams are; shrinks to ``done``."""
-    return _ENDING_WEIGHTS[integer(draw, 0, len(_ENDING_WEIGHTS) - 1)]
+    ending = _ENDING_WEIGHTS[integer(draw, 0, len(_ENDING_WEIGHTS) - 1)]
+    return ending if allows(ending) else "done"
 
 
 #: The stages that decide how a stream ends; every dialect names its own so (strategies.reduce swaps them).
@@ -70,7 +71,10 @@ def disconnects(draw: Any, events: Sequence[tuple[int, int, bool, bool]], size: 
 @stage
 def finish_reasons(draw: Any, completing: str) -> str:
     m = integer(draw, 0, 9)
-    return completing if m < LENGTH_DECISION else ("length", "content_filter")[m - LENGTH_DECISION]
+    if m < LENGTH_DECISION:
+        return completing
+    # A content filter cuts a call short as the token limit does, on the servers that have one.
+    return "content_filter" if m > LENGTH_DECISION and allows("content-filter-finish") else "length"
 
 
 @stage

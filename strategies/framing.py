@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import orjson
 
-from toolfuzz.strategies.stage import boolean, integer, pick, stage
+from toolfuzz.strategies.stage import allows, boolean, integer, pick, stage
 
 __all__ = ["Framed", "FramedEvent", "Payload", "framings", "write_payload", "json_whitespace", "EOLS"]
 
@@ -98,14 +98,16 @@ def json_whitespace(text: str) -> list[int]:
 def framings(draw: Any, payloads: Sequence[Payload], allow_unterminated: bool = True) -> Framed:
     """The wire for ``payloads``; shrinks toward LF, ``data: `` and nothing else."""
     eol_name = pick(draw, list(EOLS))
+    if not allows(eol_name):
+        eol_name = "lf"
     eol = EOLS[eol_name]
-    bom = integer(draw, 0, 7) == 7
-    no_space = integer(draw, 0, 5) == 5
+    bom = integer(draw, 0, 7) == 7 and allows("bom")
+    no_space = integer(draw, 0, 5) == 5 and allows("no-space")
     writer = pick(draw, _WRITERS)
-    comments = integer(draw, 0, 5) == 5
-    fields = integer(draw, 0, 5) == 5
-    multiline = integer(draw, 0, 5) == 5
-    unterminated = allow_unterminated and integer(draw, 0, 11) == 11
+    comments = integer(draw, 0, 5) == 5 and allows("comments")
+    fields = integer(draw, 0, 5) == 5 and allows("sse-fields")
+    multiline = integer(draw, 0, 5) == 5 and allows("multiline-data")
+    unterminated = allow_unterminated and integer(draw, 0, 11) == 11 and allows("unterminated-event")
     if multiline and writer in ("compact", "orjson"):
         writer = "spaced"  # compact JSON has no white space to split at
     features = {eol_name}

@@ -18,13 +18,35 @@ from __future__ import annotations
 
 import functools
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Callable, Iterator
 
 from hypothesis import strategies as st
 
 from toolfuzz.strategies.plans import Drawer
 
-__all__ = ["stage", "pick", "integer", "boolean", "text", "floating", "opaque", "named", "Drawer"]
+__all__ = ["stage", "pick", "integer", "boolean", "text", "floating", "opaque", "named", "Drawer", "allows", "within"]
+
+#: The features the case being drawn may have (None: every one), while a run draws only what some servers
+#: send (``Planner(servers=...)``).  A stage that would add a feature outside them draws its decision all
+#: the same, so that a plan keeps its shape, and takes the plain way instead.
+_WITHIN: ContextVar[frozenset[str] | None] = ContextVar("toolfuzz_within", default=None)
+
+
+def allows(feature: str) -> bool:
+    """Whether the case being drawn may have ``feature``."""
+    within = _WITHIN.get()
+    return within is None or feature in within
+
+
+@contextmanager
+def within(features: frozenset[str] | None) -> Iterator[None]:
+    """Cases drawn inside have no feature outside ``features`` that a stage can leave out (None: no bound)."""
+    token = _WITHIN.set(features)
+    try:
+        yield
+    finally:
+        _WITHIN.reset(token)
 
 
 def stage(fn: Callable[..., Any]) -> Any:

@@ -55,9 +55,11 @@ was built with.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
-__all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "Target", "BadReturn"]
+from toolfuzz.severity import ANY_SERVER, SERVERS, SPECS
+
+__all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "Target", "BadReturn", "Scope", "ANY_SCOPE"]
 
 LEVELS = ("events", "bytes", "sse", "partial", "producer")
 
@@ -70,6 +72,57 @@ PARTIAL_CLAIMS = frozenset({"exact-numbers"})
 #: ``errors`` the code of the stream error it ended with, ``values`` that it hands on each call's arguments
 #: as a parsed value (written back as JSON for the judge), so it is judged on the value, not the spelling.
 ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors", "exact-numbers", "values"})
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a target promises to read, from its library's docs and types: the grounds its findings are graded on.
+
+    * ``servers``: the servers whose streams it promises to read (``toolfuzz.severity.SERVERS``), or
+      ``{"*"}`` for a library that says it reads any OpenAI-compatible server.  A finding on shapes seen only
+      from other servers is robustness, not a bug (toolfuzz.severity).
+    * ``specs``: the specs it promises to follow (``toolfuzz.severity.SPECS``: ``sse`` for an SSE decoder).
+    * ``choices``: the most choices a request of it can ask for (1 for a library that never sends ``n``);
+      a case with more is never run on it.  ``integer_ids``: whether its types admit an integer id.
+    * ``promises``: rules of the project's own (``Source.CHOICE`` in toolfuzz.severity) that the library's
+      docs promise too, so that breaking them is a bug: a partial parser that says it never shows a value
+      that was not sent.
+    * ``surface``: the public API it is driven through; ``cite``: where the scope is written (docs, types).
+    """
+
+    servers: frozenset[str] = frozenset({ANY_SERVER})
+    specs: frozenset[str] = frozenset()
+    choices: int | None = None
+    integer_ids: bool = True
+    promises: frozenset[str] = frozenset()
+    surface: str = ""
+    cite: str = ""
+
+    def check(self) -> None:
+        """ValueError naming what in this scope toolfuzz does not know."""
+        servers = set(self.servers) - set(SERVERS) - {ANY_SERVER}
+        if servers:
+            raise ValueError(f"unknown servers in its scope {sorted(servers)} (toolfuzz profiles --servers lists them)")
+        specs = set(self.specs) - set(SPECS)
+        if specs:
+            raise ValueError(f"unknown specs in its scope {sorted(specs)}: one of {sorted(SPECS)}")
+
+    def admits(self, features: Iterable[str]) -> str | None:
+        """Why a case with ``features`` is outside this scope, or None when it is inside."""
+        features = set(features)
+        if self.choices is not None and self.choices < 2 and features & {"multi-choice", "multi-choice-chunk"}:
+            return f"more choices than the {self.choices} it can ask for"
+        if not self.integer_ids and "integer-id" in features:
+            return "integer ids, which its types do not admit"
+        return None
+
+    @property
+    def any_server(self) -> bool:
+        return ANY_SERVER in self.servers
+
+
+#: A target that declares no scope: any server, every shape; graded on the evidence for the shapes alone.
+ANY_SCOPE = Scope()
 
 
 class BadReturn(Exception):
@@ -98,6 +151,9 @@ class Target:
     #: the stream state it feeds): what this one and any of them get wrong is one root cause, reported
     #: under the target below.  One name may be given as a string.
     builds_on: tuple[str, ...] = ()
+    #: What it promises to read (:class:`Scope`): cases outside it are not run on it, and its findings are
+    #: graded against it.
+    scope: Scope = ANY_SCOPE
 
     def fn_for(self, dialect: str) -> Callable[..., Any]:
         """The function to run on cases of ``dialect``: ``extra["by_dialect"][dialect]`` if given, else :attr:`fn`."""
@@ -118,3 +174,7 @@ class Target:
         unknown = set(self.reports) - ALL_CLAIMS
         if unknown:
             raise ValueError(f"target {self.name!r}: unknown claims {sorted(unknown)}")
+        try:
+            self.scope.check()
+        except ValueError as e:
+            raise ValueError(f"target {self.name!r}: {e}") from None

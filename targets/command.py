@@ -44,7 +44,7 @@ import weakref
 from typing import Any, BinaryIO
 
 from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS
-from toolfuzz.targets.base import ALL_CLAIMS, BadReturn, LEVELS, PLAIN_CLAIMS, Target
+from toolfuzz.targets.base import ALL_CLAIMS, ANY_SCOPE, BadReturn, LEVELS, PLAIN_CLAIMS, Scope, Target
 
 __all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
            "command_target", "HANDSHAKE_SECONDS"]
@@ -301,7 +301,36 @@ def _handshake(line: bytes, default_level: str) -> dict[str, Any]:
     if not set(dialects) & set(DIALECTS + TEXT_DIALECTS):
         raise CommandError(f"handshake field 'dialects' names none that toolfuzz generates "
                            f"({', '.join(DIALECTS + TEXT_DIALECTS)})")
-    return {"name": name, "version": version, "level": level, "claims": claims, "dialects": dialects}
+    return {"name": name, "version": version, "level": level, "claims": claims, "dialects": dialects,
+            "scope": _scope(doc.get("scope", {}))}
+
+
+def _scope(doc: Any) -> Scope:
+    """The handshake's ``scope``: what the program's library promises to read (docs/severity.md)."""
+    if not isinstance(doc, dict) or set(doc) - _SCOPE_FIELDS:
+        raise CommandError(f"handshake field 'scope' must be an object with some of {', '.join(sorted(_SCOPE_FIELDS))}")
+    names = {}
+    for key in ("servers", "specs", "promises"):
+        value = doc.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise CommandError(f"handshake field 'scope.{key}' must be a list of strings")
+        names[key] = frozenset(value)
+    choices = doc.get("choices")
+    if choices is not None and (type(choices) is not int or choices < 1):
+        raise CommandError("handshake field 'scope.choices' must be a positive integer or null")
+    if not isinstance(doc.get("integer_ids", True), bool):
+        raise CommandError("handshake field 'scope.integer_ids' must be true or false")
+    scope = Scope(servers=names["servers"] or ANY_SCOPE.servers, specs=names["specs"], choices=choices,
+                  integer_ids=doc.get("integer_ids", True), promises=names["promises"],
+                  surface=str(doc.get("surface", ""))[:200])
+    try:
+        scope.check()
+    except ValueError as e:
+        raise CommandError(f"handshake field 'scope': {e}") from None
+    return scope
+
+
+_SCOPE_FIELDS = frozenset({"servers", "specs", "choices", "integer_ids", "promises", "surface"})
 
 
 def _request(number: int, level: str, dialect: str, arg: Any, tools: Any = ()) -> bytes:
@@ -383,5 +412,5 @@ def command_target(argv: list[str], *, level: str = "events", summary: str = "",
     return Target(name=hello["name"], fn=child, level=hello["level"], reports=frozenset(hello["claims"]),
                   dialects=tuple(hello["dialects"]), version=hello["version"],
                   takes_request=hello["level"] == "producer",
-                  summary=summary or f"{' '.join(argv)} over the subprocess protocol",
+                  summary=summary or f"{' '.join(argv)} over the subprocess protocol", scope=hello["scope"],
                   extra={"prepare": child.prepare, "child": child})

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
@@ -21,6 +22,7 @@ from toolfuzz.corpus.fixtures import load
 from toolfuzz.vocabulary import Case
 from toolfuzz.judge.sandbox import Observation, observe
 from toolfuzz.targets import adapters
+from toolfuzz.targets.adapters.scopes import scope_for
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.reference import assemble
 from tests.paths import ROOT
@@ -79,7 +81,9 @@ def assert_registered(target: Target, version: str) -> None:
     present, module imported), not every installed library's."""
     (entry,) = [a for a in adapters.KNOWN if target.name in a.names]
     loaded, why = adapters._load(entry)
-    assert why == "" and target in loaded
+    (registered,) = [t for t in loaded if t.name == target.name]
+    # The registry's copy is the module's target with its scope from the one table (adapters/scopes.py).
+    assert why == "" and registered == replace(target, scope=scope_for(target.name))
     assert target.version == version
 
 

@@ -27,7 +27,10 @@ def test_a_broken_assembler_fails_naming_each_root_cause_and_its_fixture(tmp_pat
         check_assembler(mutants.shared_buffer, max_examples=400, findings=tmp_path, seed=3)
     message = str(raised.value)
     assert message.startswith("toolfuzz: SharedBuffer diverges in ")
-    assert "SharedBuffer/arguments_misattributed/interleaved+multi-call: " in message
+    # Choices mixed is a bug (OpenAI documents n); calls interleaving, a shape no server is seen sending,
+    # is robustness: written, and not what the check fails on by default.
+    assert "bug: SharedBuffer/choices_mixed/multi-choice: " in message
+    assert "interleaved" not in message and any(tmp_path.rglob("*--interleaved+multi-call.json"))
     paths = re.findall(r"-> (\S+)", message)
     assert paths and all(Path(p).parent == tmp_path / "SharedBuffer" for p in paths)
     for p in paths:
@@ -36,6 +39,35 @@ def test_a_broken_assembler_fails_naming_each_root_cause_and_its_fixture(tmp_pat
     with pytest.raises(AssertionError) as again:
         check_assembler(mutants.shared_buffer, max_examples=400, findings=tmp_path, seed=3)
     assert str(again.value) == message
+
+
+def test_only_root_causes_of_the_chosen_severity_fail_the_check_and_every_one_is_written(tmp_path):
+    from toolfuzz.targets.base import Scope, Target
+
+    # One buffer for all calls, in a library that never asks for a second choice: what is left is the calls'
+    # fragments interleaving, a shape no server is seen sending, which is robustness.
+    one_choice = Target("one-buffer", mutants.shared_buffer, scope=Scope(choices=1))
+    check_assembler(one_choice, max_examples=400, findings=tmp_path, seed=3, profiles=["openai"])
+    assert [p.name for p in tmp_path.rglob("*.json")] == ["arguments_misattributed--interleaved+multi-call.json"]
+    with pytest.raises(AssertionError, match="1 root cause of severity robustness or graver"):
+        check_assembler(one_choice, max_examples=400, findings=tmp_path, seed=3, profiles=["openai"],
+                        fail_on="robustness")
+
+
+def test_a_check_restricted_to_a_server_feeds_only_what_that_server_sends(tmp_path):
+    from toolfuzz.strategies.features import sent_by
+
+    seen = []
+
+    def record(chunks):
+        seen.append(chunks)
+        return assemble_chunks(chunks)
+
+    check_assembler(record, max_examples=100, findings=tmp_path, seed=1, servers=["openai"])
+    entries = [e for chunks in seen for chunk in chunks for c in chunk.get("choices") or ()
+               for e in (c.get("delta") or {}).get("tool_calls") or ()]
+    assert entries and all(isinstance(e.get("index"), int) for e in entries)  # OpenAI always sends the index
+    assert "index-missing" not in sent_by(["openai"])
 
 
 def test_the_seed_comes_from_the_test_id():
@@ -50,6 +82,10 @@ def test_bad_arguments_are_one_clear_error():
         check_assembler(assemble_chunks, profiles=["nope"])
     with pytest.raises(UsageError, match="not a int"):
         check_assembler(3)
+    with pytest.raises(UsageError, match="unknown servers"):
+        check_assembler(assemble_chunks, servers=["nosuchserver"])
+    with pytest.raises(UsageError, match="a severity is one of"):
+        check_assembler(assemble_chunks, fail_on="critical")
 
 
 USER_TESTS = '''

@@ -126,6 +126,9 @@ async function main() {
     level: CLIENT ? 'bytes' : 'events',
     claims: ['ids', 'names', 'completion'],
     dialects: ['openai-chat'],
+    // openai-node promises OpenAI's and Azure's API; its types give ids as strings (docs/severity.md).
+    scope: { servers: ['openai', 'azure'], integer_ids: false,
+             surface: CLIENT ? 'OpenAI.chat.completions.stream()' : 'ChatCompletionStream.fromReadableStream()' },
   });
   // One request at a time, answered in order; the loop ends when toolfuzz closes stdin.
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });

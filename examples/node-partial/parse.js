@@ -46,6 +46,8 @@ async function main() {
     level: 'partial',
     claims: [],
     dialects: ['openai-chat', 'openai-responses', 'anthropic'],
+    // parsePartialJson reads a prefix of a JSON text without raising: what it is for (docs/severity.md).
+    scope: { specs: ['json'], promises: ['raised_on_prefix'], surface: 'parsePartialJson from ai' },
   });
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {

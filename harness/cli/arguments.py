@@ -11,6 +11,7 @@ from toolfuzz.errors import UsageError
 from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS
 
 if TYPE_CHECKING:
+    from toolfuzz.severity import Severity
     from toolfuzz.targets.base import Target
 
 # The judge and the targets (and through them the reference, jsonschema and the
@@ -47,6 +48,16 @@ def positive_seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive duration")
     return value
+
+
+def severity_option(text: str) -> "Severity":
+    """``--fail-on``'s value: a severity of toolfuzz.severity."""
+    from toolfuzz.severity import Severity
+
+    try:
+        return Severity.parse(text.strip().lower())
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def add_target_options(p: argparse.ArgumentParser, default_targets: str) -> None:

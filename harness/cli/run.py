@@ -10,7 +10,7 @@ from pathlib import Path
 
 from toolfuzz.cli.arguments import add_dialect_option, add_target_options, positive_int, positive_seconds, \
     producer_dialects, targets_for
-from toolfuzz.cli.arguments import memory_size
+from toolfuzz.cli.arguments import memory_size, severity_option
 from toolfuzz.corpus.findings import FindingWriter
 from toolfuzz.corpus.fixtures import write_atomic
 from toolfuzz.engine.events import Event
@@ -20,6 +20,7 @@ from toolfuzz.engine.units import parse_shard
 from toolfuzz.outputs.console import Console
 from toolfuzz.outputs.report import DEATH_KINDS, fixed_findings, write_report
 from toolfuzz.outputs.run_results import junit, summary, table
+from toolfuzz.severity import Severity
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
 
 DEFAULT_BUDGET = 90.0
@@ -39,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_dialect_option(p, "the wire dialect to generate; only targets that support it run", text=True)
     p.add_argument("--profile", action="append", default=None, metavar="NAME",
                    help="restrict call shapes to this profile (repeatable; see toolfuzz profiles)")
+    p.add_argument("--server", action="append", default=None, metavar="NAME", dest="servers",
+                   help="draw only what this server is known to send, framing and endings included (repeatable; "
+                   "see toolfuzz profiles --servers): a run that says 'a well-behaved OpenAI server' and means it")
     p.add_argument("--tools", metavar="FILE", help="tool schemas to generate from (default: the bundled corpus)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="say each rewrite of the --tools schemas, not only their count by kind")
@@ -67,6 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--state", default=".toolfuzz", metavar="DIR",
                    help="the run's own files: the default database and the cases in flight (default .toolfuzz)")
     p.add_argument("--shard", metavar="I/N", help="run only shard I of N of the (target, profile) pairs")
+    p.add_argument("--fail-on", type=severity_option, default=Severity.BUG, metavar="SEVERITY",
+                   help="exit 1 when a root cause of this severity or a graver one is found: bug (the default), "
+                   "robustness or note (docs/severity.md)")
     p.set_defaults(run=run)
 
 
@@ -83,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         shard=parse_shard(args.shard) if args.shard else None, memory_cap=args.memory_cap or None,
         state=Path(args.state),
         database=args.database or (None if args.seed is not None else str(Path(args.state) / "db")),
-        verbose=args.verbose)
+        verbose=args.verbose, servers=tuple(args.servers) if args.servers else None)
     # Not ./findings by default: run inside a project (this one included), a run must not mix its output into
     # a tracked, curated folder unawares.
     root = Path(args.findings) if args.findings is not None else Path(args.state) / "findings"
@@ -105,9 +112,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(table(targets, saved, stats))
     if args.junit:
-        write_atomic(args.junit, junit(targets, saved, stats))
+        write_atomic(args.junit, junit(targets, saved, stats, args.fail_on))
     if args.report:
         skip = set(stats.quarantined) | {f.target.name for f, _, _ in saved if f.divergence.kind in DEATH_KINDS}
         write_report(args.report, results, fixed_findings(root, targets, args.timeout, skip,
                                                           {str(p) for _, p, what in saved if what == "written"}))
-    return 1 if saved else 0
+    return 1 if any(f.grade.severity.at_least(args.fail_on) for f, _, _ in saved) else 0

@@ -54,6 +54,7 @@ def fixture_for(finding: Finding) -> Fixture:
             "observation": {kind: finding.divergence.detail} if died else finding.observation.to_json(),
             "level": target.level,
             "version": target.version,
+            "grade": finding.grade.to_json(),
         }
     }
     found = {

@@ -288,6 +288,13 @@ def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: f
         payloads = chunks_of(case)
         cells.append(_reference_cell(loaded, timeout))
         for target in runs:
+            outside = target.scope.admits(case.features)
+            if outside is not None:
+                # Not what the library can be asked for (its scope): not run, whatever was recorded.
+                recorded, kind = loaded.recorded(target.name)
+                cells.append(Cell(loaded, target.name, "skipped", "skipped", recorded=recorded, recorded_kind=kind,
+                                  reason=f"out of scope: {outside}"))
+                continue
             divergences, seconds = _run_cell(loaded, target, payloads, timeout)
             cells.append(_cell(loaded, target.name, divergences, seconds, target.version))
             levels.setdefault(target.name, (target.level, target.version))

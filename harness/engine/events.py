@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from toolfuzz.judge.compare import Divergence
+from toolfuzz.judge.grading import Grade, grade_of
 from toolfuzz.judge.sandbox import Observation
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import Case
@@ -70,6 +71,12 @@ class Finding:
     @property
     def signature(self) -> str:
         return signature_of(self.target.name, self.divergence.kind, self.features, self.state)
+
+    @property
+    def grade(self) -> Grade:
+        """Its severity and the grounds for it: the kind's harm, the evidence for its features in its target's
+        scope (toolfuzz.severity)."""
+        return grade_of(self.divergence.kind, self.features, self.target.scope, self.case.dialect)
 
 
 def signature_of(target: str, kind: str, features: Iterable[str], state: str = "") -> str:
@@ -122,6 +129,9 @@ class Stats:
     unreduced: int = 0
     #: Targets left out after killing too many workers.
     quarantined: list[str] = field(default_factory=list)
+    #: Cases not run on each target because they are outside its scope (``Target.scope``: more choices than
+    #: it can ask for, ids its types do not admit).
+    out_of_scope: dict[str, int] = field(default_factory=dict)
 
     @property
     def elapsed(self) -> float:
@@ -131,7 +141,7 @@ class Stats:
         """Count ``other``'s examples, figures and tables into this one (a worker's, or another unit's)."""
         self.examples += other.examples
         for mine, theirs in ((self.by_target, other.by_target), (self.seconds_in, other.seconds_in),
-                             (self.by_feature, other.by_feature)):
+                             (self.by_feature, other.by_feature), (self.out_of_scope, other.out_of_scope)):
             _add(mine, theirs)
         self.flaky.extend(other.flaky)
         _add(self.hits, other.hits)

@@ -52,6 +52,8 @@ class RunConfig:
     verbose: bool = False
     #: The producer level's formats (text dialects) its cases are drawn in; () for a run in one wire dialect.
     dialects: tuple[str, ...] = ()
+    #: ``--server``s: only the shapes those servers are known to send are drawn (None: every shape).
+    servers: tuple[str, ...] | None = None
 
 
 def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> Stats:
@@ -60,7 +62,7 @@ def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> 
     names = [t.name for t in config.targets]
     # Built before anything runs, so that a bad tool file or profile is a usage error, not a dead worker.
     planner = cases_for(config.tools, config.profiles, config.dialect, lambda text: emit(Note(text)), config.verbose,
-                        config.dialects)
+                        config.dialects, config.servers)
     # Opened before anything runs, so that a store that cannot be reached is a usage error.
     store = open_database(config.database, namespace_for(names, config.profiles))
     emit(Started(tuple(names), config.seed, config.max_examples, config.budget, config.workers))

@@ -209,6 +209,11 @@ def search(
             for target in targets:
                 if case.dialect not in target.dialects or done or target.name == skip:
                     continue  # a target runs only on the dialects it lists
+                if target.scope.admits(case.features) is not None:
+                    # Outside what it can be asked for (its scope): what it does there is not its promise.
+                    if not skip:
+                        stats.out_of_scope[target.name] = stats.out_of_scope.get(target.name, 0) + 1
+                    continue
                 if not skip:  # a root cause's reduced case run again is not one more example
                     stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
                 stats.work += work_of(case, payloads) + 1

@@ -183,7 +183,7 @@ class Supervisor:
                               max_examples=max(1, self.shares[number] - done_before),
                               budget=max(0.5, self.deadline - time.monotonic()), timeout=self.timeout,
                               memory_cap=run.memory_cap, inflight=str(inflight), database=run.database,
-                              known=tuple(self.known), dialects=run.dialects)
+                              known=tuple(self.known), dialects=run.dialects, servers=run.servers)
         process = self._context.Process(target=worker_main, args=(config, writer, current, since),
                                         name=f"toolfuzz-worker-{number}", daemon=True)
         process.start()

@@ -35,9 +35,10 @@ class Unit:
 
 def cases_for(tools: str | None, profiles: tuple[str, ...] | None, dialect: str | None,
               say: Callable[[str], None] = lambda text: None, verbose: bool = False,
-              dialects: tuple[str, ...] = ()) -> Planner:
+              dialects: tuple[str, ...] = (), servers: tuple[str, ...] | None = None) -> Planner:
     """The planner of ``profiles``' cases for a tool file (None: the bundled tools) and a dialect (None: chat),
-    or with ``dialects`` (the producer level's formats), of those, a case each in one of them.
+    or with ``dialects`` (the producer level's formats), of those, a case each in one of them; with ``servers``,
+    only what those servers are known to send.
 
     A tool file that cannot be used, or profiles the dialect does not have, are a UsageError:
     the same for the run's own process and for each worker.
@@ -48,7 +49,7 @@ def cases_for(tools: str | None, profiles: tuple[str, ...] | None, dialect: str 
     if dialects:
         profiles = None  # a model's text has no call-shape profiles; a shard's unit of them names none
     try:
-        return Planner(tools=loaded, profiles=list(profiles) if profiles else None, **dialect_option)
+        return Planner(tools=loaded, profiles=list(profiles) if profiles else None, servers=servers, **dialect_option)
     except InvalidArgument as e:
         raise UsageError(str(e)) from None
 

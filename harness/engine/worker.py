@@ -73,6 +73,8 @@ class WorkerConfig:
     known: tuple[Root, ...] = ()
     #: The producer level's formats, when the run draws in those (RunConfig.dialects).
     dialects: tuple[str, ...] = ()
+    #: The servers whose shapes alone are drawn (RunConfig.servers).
+    servers: tuple[str, ...] | None = None
 
 
 class _Stop:
@@ -98,7 +100,8 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
     signal.signal(signal.SIGINT, request_stop)
     try:
         targets = _targets(config, current, since)
-        drawn = {unit: cases_for(config.tools, unit.profiles, config.dialect, dialects=config.dialects)
+        drawn = {unit: cases_for(config.tools, unit.profiles, config.dialect, dialects=config.dialects,
+                                 servers=config.servers)
                  for unit in config.units}
         if config.memory_cap:
             # After the imports: the cap is for what targets allocate, not for loading the harness.

@@ -34,6 +34,7 @@ from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS
 from toolfuzz.targets.base import LEVELS, PARTIAL_CLAIMS, PLAIN_CLAIMS, Target
 from toolfuzz.judge import environments
 from toolfuzz.targets import adapters
+from toolfuzz.targets.adapters.scopes import scope_for
 from toolfuzz.targets.command import CommandError, command_target
 from toolfuzz.targets.registry import builtin_targets
 from toolfuzz.targets.selftest import SELFTEST
@@ -131,7 +132,7 @@ def _in_environment(spec: str, name: str, where: str, level: str) -> Target:
         served = env.served(name, level=level, summary=f"{name} in the environment {where}")
     except CommandError as e:
         raise UsageError(f"--target {spec}: {e}") from None
-    return replace(served, name=spec)
+    return replace(served, name=spec, scope=scope_for(name))
 
 
 def _command(spec: str, command: str, level: str) -> Target:

@@ -39,8 +39,9 @@ class Console:
             finding = event.finding
             note = "" if what == "written" else " (a smaller fixture was already there)"
             more = "".join(f"\n  replaces {old} (it needed more features)" for old in event.replaces)
-            self.line(f"diverges: {finding.signature}\n  {finding.divergence.detail}\n"
-                      f"  -> {path}{note}\n  toolfuzz show {path}{more}")
+            grade = finding.grade
+            self.line(f"diverges: {finding.signature}\n  {grade.severity.value}: {finding.divergence.detail}\n"
+                      f"  ({grade.why})\n  -> {path}{note}\n  toolfuzz show {path}{more}")
         elif isinstance(event, Progress):
             self._progress(event.stats)
         elif isinstance(event, Finished):

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from toolfuzz.engine.events import Finding, Stats
 from toolfuzz.outputs.junit import Result, Suite, junit_xml
 from toolfuzz.outputs.tables import aligned
+from toolfuzz.severity import Severity
 from toolfuzz.targets.base import Target
 
 __all__ = ["summary", "table", "junit"]
@@ -25,12 +26,15 @@ def summary(targets: list[Target], saved: Saved, stats: Stats, seed: int, profil
     return {
         "seed": seed,
         "examples": stats.examples,
+        "severities": {s.value: sum(1 for f, _, _ in saved if f.grade.severity is s) for s in Severity},
         "seconds": round(stats.elapsed, 3),
         "stopped_by": stats.stopped_by,
         "targets": [{"name": t.name, "level": t.level, "version": t.version,
                      "examples": stats.by_target.get(t.name, 0),
+                     "out_of_scope": stats.out_of_scope.get(t.name, 0),
                      "seconds_in_target": round(stats.seconds_in.get(t.name, 0.0), 3),
                      "divergences": [{"signature": f.signature, "kind": f.divergence.kind,
+                                      "severity": f.grade.severity.value, "grade": f.grade.to_json(),
                                       "detail": f.divergence.detail, "fixture": str(p), "file": what,
                                       "hits": stats.hits.get(f.signature, 0),
                                       "also_in": sorted(stats.affected.get(f.signature, ())),
@@ -65,29 +69,38 @@ def table(targets: list[Target], saved: Saved, stats: Stats) -> str:
         rows.append((t.name, t.level, str(len(mine)), str(hits), kinds, f"{stats.seconds_in.get(t.name, 0.0):.2f} s"))
     out = aligned(rows, rule=True) + "\n"
     if saved:
-        causes = [("root cause", "hits", "also in", "also as", "first seen")]
-        for f, _, _ in sorted(saved, key=lambda s: (-stats.hits.get(s[0].signature, 0), s[0].signature)):
+        causes = [("severity", "root cause", "hits", "also in", "also as", "first seen")]
+        for f, _, _ in sorted(saved, key=lambda s: (s[0].grade.severity.rank, -stats.hits.get(s[0].signature, 0),
+                                                    s[0].signature)):
             seen = stats.first_seen.get(f.signature)
-            causes.append((f.signature + (" (unshrunk)" if f.unshrunk else ""), str(stats.hits.get(f.signature, 0)),
+            causes.append((f.grade.severity.value, f.signature + (" (unshrunk)" if f.unshrunk else ""),
+                           str(stats.hits.get(f.signature, 0)),
                            ", ".join(sorted(stats.affected.get(f.signature, ()))) or "-",
                            ", ".join(sorted(stats.also_as.get(f.signature, ()))) or "-",
                            f"example {seen[0]}, {seen[1]:.1f} s" if seen else "-"))
         out += "\n" + aligned(causes, rule=True) + "\n"
     total = len(saved)
-    last = (f"{total} root cause{'s' * (total != 1)} in {stats.examples} examples" if total
+    graded = ", ".join(f"{n} {s.value}" for s in Severity
+                       if (n := sum(1 for f, _, _ in saved if f.grade.severity is s)))
+    last = (f"{total} root cause{'s' * (total != 1)} ({graded}) in {stats.examples} examples" if total
             else f"no divergence in {stats.examples} examples")
     return out + last + "\n"
 
 
-def junit(targets: list[Target], saved: Saved, stats: Stats) -> str:
-    """One test case per target: failed when the run found anything in it."""
+def junit(targets: list[Target], saved: Saved, stats: Stats, fail_on: Severity = Severity.BUG) -> str:
+    """One test case per target: failed when the run found anything in it at ``fail_on`` or graver."""
     results = []
     for t in targets:
         mine = [(f, p) for f, p, _ in saved if f.target.name == t.name]
+        failing = [(f, p) for f, p in mine if f.grade.severity.at_least(fail_on)]
         failure = None
-        if mine:
-            failure = ("divergence", f"{len(mine)} divergence(s)",
-                       "\n".join(f"{f.signature}: {f.divergence.detail} ({p}; {stats.hits.get(f.signature, 0)} hits)"
-                                 for f, p in mine))
-        results.append(Result("toolfuzz", t.name, stats.seconds_in.get(t.name, 0.0), failure=failure))
+        if failing:
+            failure = ("divergence", f"{len(failing)} divergence(s) of severity {fail_on.value} or graver",
+                       "\n".join(f"{f.grade.severity.value}: {f.signature}: {f.divergence.detail} ({p}; "
+                                 f"{stats.hits.get(f.signature, 0)} hits)" for f, p in mine))
+        # Findings below the threshold do not fail the case, and are still said in its output.
+        below = "\n".join(f"{f.grade.severity.value}: {f.signature}: {f.divergence.detail} ({p})"
+                          for f, p in mine if (f, p) not in failing) or None
+        results.append(Result("toolfuzz", t.name, stats.seconds_in.get(t.name, 0.0), failure=failure,
+                              output=None if failure else below))
     return junit_xml("toolfuzz run", [Suite("toolfuzz run", tuple(results), seconds=stats.elapsed)])

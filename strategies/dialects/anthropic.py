@@ -25,7 +25,7 @@ from toolfuzz.vocabulary import Case, Tool
 from toolfuzz.strategies.dialects.calls import Mark, digest, opens_in_order
 from toolfuzz.strategies.interleave import interleavings, merge
 from toolfuzz.strategies.plan import PlannedCall
-from toolfuzz.strategies.stage import boolean, integer, pick
+from toolfuzz.strategies.stage import allows, boolean, integer, pick
 
 __all__ = ["DIALECT", "PLAIN", "UNFINISHED", "cases", "draw_case", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
            "number"]
@@ -93,7 +93,8 @@ def render(draw: Any, planned: Sequence[PlannedCall], active: frozenset[str], fi
     """The events of the whole message, and whether calls interleaved."""
     out: list[tuple[dict[str, Any], tuple[Mark, ...]]] = [(e, ()) for e in _preamble(draw, active)]
     per_call = [_call_events(draw, c, active) for c in planned]
-    order = opens_in_order(interleavings.draw(draw, [len(e) for e in per_call], allow="interleaved-blocks" in active))
+    order = opens_in_order(interleavings.draw(draw, [len(e) for e in per_call], allow="interleaved-blocks" in active
+                                                and allows("interleaved")))
     out += merge(per_call, order)
     delta: dict[str, Any] = {"type": "message_delta", "delta": {"stop_reason": finish, "stop_sequence": None},
                              "usage": {"output_tokens": 40 + integer(draw, 0, 9)}}

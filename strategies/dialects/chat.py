@@ -35,7 +35,7 @@ from toolfuzz.strategies.plan import ID_STYLES, PlannedCall, Step, allows_interl
 from toolfuzz.strategies.profiles import PROFILES, compatible
 from toolfuzz.strategies.reads import read_cuts, read_features
 from toolfuzz.strategies.serialise import serialisations
-from toolfuzz.strategies.stage import boolean, integer, named, pick, stage
+from toolfuzz.strategies.stage import allows, boolean, integer, named, pick, stage
 
 __all__ = ["DIALECT", "cases", "draw_case", "profile_sets"]
 
@@ -90,7 +90,7 @@ def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozens
 
     completing = "stop" if "stop-finish" in active else "tool_calls"
     n_choices = integer(draw, 0, 7)
-    n_choices = 1 if n_choices < 5 else 2 if n_choices < 7 else 3
+    n_choices = 1 if n_choices < 5 or not allows("multi-choice") else 2 if n_choices < 7 else 3
     planned: list[PlannedCall] = []
     choice_steps: list[list[Step]] = []
     features: set[str] = set()
@@ -127,7 +127,8 @@ def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozens
                     if defect:
                         features.add(defect)
             entries = [entry_steps(call, active, new_id) for call in mine]
-            order = interleavings.draw(draw, [len(e) for e in entries], allow=allows_interleaving(active))
+            order = interleavings.draw(draw, [len(e) for e in entries],
+                                       allow=allows_interleaving(active) and allows("interleaved"))
             if order != sorted(order):
                 features.add("interleaved")
             steps = merge(entries, order)

@@ -26,7 +26,7 @@ from toolfuzz.vocabulary import Case, Tool
 from toolfuzz.strategies.dialects.calls import Mark, digest, opens_in_order
 from toolfuzz.strategies.interleave import interleavings, merge
 from toolfuzz.strategies.plan import PlannedCall
-from toolfuzz.strategies.stage import integer, pick
+from toolfuzz.strategies.stage import allows, integer, pick
 
 __all__ = ["DIALECT", "PLAIN", "UNFINISHED", "cases", "draw_case", "ENDINGS", "call_id", "index_of", "render", "error_body", "junk_body",
            "number"]
@@ -123,7 +123,8 @@ def render(draw: Any, planned: Sequence[PlannedCall], active: frozenset[str], fi
     events, items = _preamble(draw, active)
     out: list[tuple[dict[str, Any], tuple[Mark, ...]]] = [(e, ()) for e in events]
     per_call = [_call_events(c, active, draw) for c in planned]
-    order = opens_in_order(interleavings.draw(draw, [len(e) for e in per_call], allow="interleaved-items" in active))
+    order = opens_in_order(interleavings.draw(draw, [len(e) for e in per_call], allow="interleaved-items" in active
+                                                and allows("interleaved")))
     out += merge(per_call, order)
     items += [_item(c, "completed", c.text) for c in planned]
     if finish == "completed":

@@ -23,7 +23,7 @@ from toolfuzz.strategies.endings import disconnects, finish_reasons
 from toolfuzz.strategies.framing import Payload, framings
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
 from toolfuzz.strategies.reads import read_cuts, read_features
-from toolfuzz.strategies.stage import integer, named, pick, stage
+from toolfuzz.strategies.stage import allows, integer, named, pick, stage
 from toolfuzz.vocabulary import COMPLETING, Case, SSEEvent, StreamError, Tool
 
 __all__ = ["typed_cases"]
@@ -59,6 +59,8 @@ def typed_cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: fr
     items, interleaved = module.render(draw, planned, active, finish)
     with named(draw, "stream_endings"):
         ending = pick(draw, module.ENDINGS)
+        if not allows(ending):
+            ending = "done"
     if ending == "no-done":
         items = items[:-1]  # the message finished, then the connection closed before message_stop
     elif ending == "after-done":

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
+from toolfuzz.targets.adapters.scopes import SCOPES
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import TEXT_FORMATS, version_key
 
@@ -132,7 +133,10 @@ def _load(adapter: Adapter) -> tuple[tuple[Target, ...], str]:
             result = ((), f"needs {adapter.distributions[0]} {adapter.since} or later, not {installed}: {adapter.why}")
         else:
             try:
-                result = (tuple(importlib.import_module(adapter.module).TARGETS), "")
+                # Each with its scope from the one table (scopes.py), which grades fixtures of targets not
+                # installed here the same way.
+                result = (tuple(replace(t, scope=SCOPES.get(t.name, t.scope))
+                                for t in importlib.import_module(adapter.module).TARGETS), "")
             except Exception as e:  # noqa: BLE001 - a broken install is reported, not fatal
                 result = ((), f"installed but does not import: {type(e).__name__}: {e}"[:200])
         _cache[adapter.module] = result

@@ -54,6 +54,24 @@ def test_a_broken_target_exits_1_and_leaves_a_fixture_with_a_show_command(tmp_pa
     assert report.get("failures") == "1" and report.find("testsuite/testcase/failure") is not None
 
 
+def test_the_exit_status_and_junit_fail_on_the_chosen_severity_and_every_root_cause_is_graded(tmp_path, capsys):
+    # A partial parser that shows a key before its closing quote breaks a rule of the project's own:
+    # robustness, written and reported, but no bug to fail a night on.
+    argv = ("--target", "selftest-partial-key-early", "--max-examples", 60, "--budget", 120, "--seed", 1,
+            "--database", "none", "--json")
+    code, out, err = run(capsys, *argv, "--findings", tmp_path / "a", "--junit", tmp_path / "a.xml")
+    assert code == 0, err
+    (divergence,) = json.loads(out)["targets"][0]["divergences"]
+    assert divergence["severity"] == "robustness" and divergence["grade"]["rule"] == "choice"
+    assert json.loads(out)["severities"] == {"bug": 0, "robustness": 1, "note": 0}
+    assert "robustness: " in err and "the rule is the project's own choice" in err
+    assert ET.parse(tmp_path / "a.xml").getroot().get("failures") == "0"
+    code, _, _ = run(capsys, *argv, "--findings", tmp_path / "b", "--junit", tmp_path / "b.xml",
+                     "--fail-on", "robustness")
+    assert code == 1
+    assert ET.parse(tmp_path / "b.xml").getroot().get("failures") == "1"
+
+
 def test_the_same_seed_writes_the_same_fixtures_byte_for_byte(tmp_path, capsys):
     outputs = []
     for attempt in ("a", "b"):
@@ -96,6 +114,7 @@ def test_a_producer_run_with_no_parser_here_says_how_to_get_one(tmp_path, capsys
     (["--target", "toolfuzz.targets.selftest.plain:PlainAssembler.entry"], "must take one argument"),
     (["--tools", "/nonexistent/tools.json"], "cannot read"),
     (["--profile", "no-such-profile"], "no-such-profile"),
+    (["--server", "no-such-server"], "unknown servers ['no-such-server']"),
 ])
 def test_usage_and_input_errors_exit_2_with_one_line(tmp_path, capsys, argv, words):
     code, out, err = run(capsys, *argv, "--findings", tmp_path)

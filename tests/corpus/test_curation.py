@@ -71,10 +71,10 @@ def test_a_new_fixture_goes_beside_the_corpus_s_fixtures_of_its_target_in_the_co
     # findings/ keeps a library's targets in one folder (smolagents/smolagents-agglomerate--<kind>--...); a run
     # writes <target>/<kind>--....  Merging a run's output into findings/ keeps findings/'s layout.
     corpus = copy_tree(FINDINGS / "smolagents", tmp_path / "findings" / "smolagents")
-    moved = corpus / "smolagents-agglomerate--choices_mixed--multi-choice.json"
+    moved = corpus / "smolagents-agglomerate--arguments_misattributed--index-zero+multi-call.json"
     raw = tmp_path / "raw" / "smolagents-agglomerate"
     raw.mkdir(parents=True)
-    shutil.move(moved, raw / "choices_mixed--multi-choice.json")
+    shutil.move(moved, raw / "arguments_misattributed--index-zero+multi-call.json")
     done = merge([str(tmp_path / "raw")], tmp_path / "findings")
     assert [(m.action, m.path) for m in done] == [("added", moved)]
     assert moved.read_bytes() == (FINDINGS / "smolagents" / moved.name).read_bytes()

@@ -13,6 +13,7 @@ from toolfuzz.judge.compare import Divergence
 from toolfuzz.judge.sandbox import Observation
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
+from toolfuzz.targets.base import Target
 from toolfuzz.targets.registry import REFERENCE
 from toolfuzz.targets.selftest import SELFTEST
 
@@ -33,6 +34,23 @@ def test_a_search_is_the_same_search_for_the_same_seed():
 def test_the_examples_bound_a_search_that_finds_nothing():
     findings, stats = search([REFERENCE], PLAIN, max_examples=90, budget=600, seed=1)
     assert (findings, stats.examples, stats.stopped_by) == ([], 90, "examples")
+
+
+def test_a_case_outside_a_target_s_scope_is_never_run_on_it_and_is_counted_apart():
+    from toolfuzz.targets.base import Scope
+
+    seen = []
+
+    def single_choice(chunks):
+        seen.append({c["index"] for chunk in chunks for c in chunk.get("choices") or ()})
+        return []
+
+    one = Target("one-choice", single_choice, scope=Scope(choices=1))
+    findings, stats = search([one], Planner(), max_examples=300, budget=600, seed=3)
+    assert seen and all(choices <= {0} for choices in seen)
+    # The rest were drawn and run on no target here: counted, so a person can see how much the scope left out.
+    assert stats.out_of_scope["one-choice"] > 20
+    assert stats.by_target["one-choice"] + stats.out_of_scope["one-choice"] == stats.examples
 
 
 def test_one_root_cause_is_reduced_once_and_every_later_divergence_is_a_hit_of_it():

@@ -80,8 +80,9 @@ def reported(err: str) -> dict[str, str]:
     (``replaces <signature>`` under it says so).
     """
     lines = err.splitlines()
-    found = {line.split(": ", 1)[1]: lines[i + 2].split("-> ", 1)[1].split(" (")[0]
-             for i, line in enumerate(lines) if line.startswith("diverges: ") and i + 2 < len(lines)}
+    found = {line.split(": ", 1)[1]: next(more.split("-> ", 1)[1].split(" (")[0] for more in lines[i + 1:]
+                                          if more.startswith("  -> "))
+             for i, line in enumerate(lines) if line.startswith("diverges: ") and i + 3 < len(lines)}
     for line in lines:
         if line.startswith("  replaces "):
             found.pop(line[len("  replaces "):].split(" (it needed")[0], None)

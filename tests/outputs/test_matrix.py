@@ -55,15 +55,19 @@ def test_a_library_row_counts_fixtures_per_kind_with_their_profiles_and_lists_it
     page = render_matrix(load_corpus([str(tmp_path)]), tmp_path, "cmd")
     libraries = page.split("## Libraries")[1].split("## Self-test")[0]
     rows = [line for line in libraries.splitlines() if line.startswith("| `somelib`")]
-    assert rows == ["| `somelib` | 1.2.0 | 2 (index-zero, whole-call) |  | 2 |",
-                    "| `somelib` | 1.3.0 |  | 1 (index-zero) | 1 |"]
-    assert "| library | version | `call_lost` | `id_differs` | fixtures |" in libraries
+    # somelib is no built-in target, so it is graded in the open scope: Ollama's index-zero and whole
+    # calls are shapes a server sends, and losing a call there is a bug; a wrong id is data corrupted.
+    assert rows == ["| `somelib` | 1.2.0 | 2 |  |  | `call_lost` 2 | 2 |",
+                    "| `somelib` | 1.3.0 | 1 |  |  | `id_differs` 1 | 1 |"]
+    assert "| library | version | bug | robustness | note | kinds | fixtures |" in libraries
     statements = page.split("## Statements")[1]
-    assert "### somelib 1.2.0" in statements and "### somelib 1.3.0" in statements
+    assert "#### somelib 1.2.0" in statements and "#### somelib 1.3.0" in statements
+    assert statements.index("### bug") < statements.index("#### somelib 1.2.0")
     assert ("- `call_lost` (index-zero): Your agent never runs the second tool call \\| ever. "
             "[a.json](somelib/a.json)") in statements
     assert "- `id_differs` (index-zero): Ids come back doubled. [c.json](somelib/c.json)" in statements
-    assert "3 fixtures: 3 on libraries, 0 on self-test mutants, 0 written by hand" in page
+    assert "3 fixtures: 3 on libraries (3 bug, 0 robustness, 0 note), 0 on self-test mutants, 0 written by hand" \
+        in page
 
 
 def test_hand_written_fixtures_are_counted_by_folder_and_mutants_kept_apart():

@@ -11,7 +11,7 @@ from toolfuzz.corpus.fixtures import Fixture, dumps, loads
 from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.vocabulary import Tool
 from toolfuzz.strategies import PROFILES, cases
-from toolfuzz.strategies.cases import PLAIN_WIRE
+from toolfuzz.strategies.cases import PLAIN_WIRE, Planner
 from toolfuzz.strategies.expect import parses
 from toolfuzz.targets.reference import SSEDecoder, assemble
 
@@ -110,3 +110,38 @@ def test_unknown_profiles_and_unusable_tools_are_refused():
         cases(profiles=["no-such-shape"])
     with pytest.raises(InvalidArgument):
         cases(tools=[Tool("bad", {"type": "object", "properties": {"x": {"type": "nope"}}})])
+
+
+@pytest.mark.parametrize("servers, dialect", [(["openai"], "openai-chat"), (["vllm"], "openai-chat"),
+                                              (["anthropic"], "anthropic"), (["openai"], "openai-responses")])
+def test_a_planner_restricted_to_servers_draws_only_what_they_send_mostly_at_the_first_try(servers, dialect):
+    from toolfuzz.strategies.features import sent_by
+
+    planner = Planner(dialect=dialect, servers=servers)
+    tries = []
+    run = planner._run
+    planner._run = lambda drawer: (tries.append(1), run(drawer))[1]
+    drawn = [planner.draw(seed) for seed in range(300)]
+    allowed = sent_by(servers, dialect)
+    assert all(set(case.features) <= allowed for case in drawn)
+    # The stages leave out what the servers do not send, so few cases are drawn twice: a count, not a time.
+    assert len(tries) < 1.5 * len(drawn)
+    assert len({case.wire for case in drawn}) > 250
+
+
+def test_the_strategy_restricted_to_a_server_draws_only_what_it_sends():
+    from toolfuzz.strategies.features import sent_by
+
+    allowed = sent_by(["openai"])
+
+    @given(cases(servers=["openai"]))
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    def check(case):
+        assert set(case.features) <= allowed
+
+    check()
+
+
+def test_an_unknown_server_is_refused_in_one_line():
+    with pytest.raises(InvalidArgument, match="unknown servers"):
+        Planner(servers=["nosuchserver"])

@@ -52,6 +52,10 @@ PROGRAM = textwrap.dedent('''
         print("hello there", flush=True)
     elif "old-protocol" in sys.argv:
         say({**hello, "protocol": "toolfuzz-subprocess/0"})
+    elif "scoped" in sys.argv:
+        say({**hello, "scope": {"servers": ["openai"], "choices": 1, "integer_ids": False, "surface": "x.y()"}})
+    elif "bad-scope" in sys.argv:
+        say({**hello, "scope": {"servers": ["openia"]}})
     else:
         say(hello)
 
@@ -249,11 +253,20 @@ def test_an_oversized_answer_line_is_a_bad_return(target):
     ("garbled-hello", "not a JSON handshake"),
     ("old-protocol", "'protocol' is 'toolfuzz-subprocess/0'"),
     ("exit", "exited with status 4; stderr ends: cannot find my assembler"),
+    ("bad-scope", "handshake field 'scope': unknown servers in its scope \\['openia'\\]"),
 ])
 def test_a_bad_or_missing_handshake_is_one_usage_error_naming_the_spec(program, arg, words):
     spec = f"cmd:{sys.executable} {program} {arg}"
     with pytest.raises(UsageError, match=f"--target {spec}: .*{words}"):
         resolve(spec)
+
+
+def test_the_handshake_s_scope_is_what_the_program_s_findings_are_graded_against(program):
+    (target,) = resolve(f"cmd:{sys.executable} {program} scoped")
+    assert target.scope.servers == frozenset({"openai"}) and target.scope.choices == 1
+    assert not target.scope.integer_ids and target.scope.surface == "x.y()"
+    (open_scope,) = resolve(f"cmd:{sys.executable} {program}")
+    assert open_scope.scope.any_server and open_scope.scope.choices is None
 
 
 def test_a_silent_program_fails_its_handshake_within_the_limit_and_is_stopped(program):

@@ -37,7 +37,7 @@ def case_of(wire: bytes) -> Case:
 
 
 def test_registered_with_the_installed_version():
-    assert builtin_targets()["langchain-core"] is LC
+    assert builtin_targets()["langchain-core"].fn is LC.fn
     assert LC.version == metadata.version("langchain-core") and LC.level == "events"
 
 

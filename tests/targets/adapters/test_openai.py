@@ -45,7 +45,7 @@ def test_the_adapters_are_registered_with_the_installed_version():
     import openai
     targets = builtin_targets()
     for t in TARGETS:
-        assert targets[t.name] is t and t.version == openai.__version__
+        assert targets[t.name].fn is t.fn and t.version == openai.__version__
     assert (STATE.level, CLIENT.level, DONE.level) == ("events", "bytes", "bytes")
 
 

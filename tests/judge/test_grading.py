@@ -1,0 +1,59 @@
+"""toolfuzz.judge.grading: a root cause's severity from its kind, its minimal features and its target's scope."""
+
+from __future__ import annotations
+
+from toolfuzz.judge.grading import grade_of
+from toolfuzz.severity import Evidence, Harm, Severity
+from toolfuzz.targets.base import Scope
+
+OPENAI = Scope(servers=frozenset({"openai", "azure"}))
+ANY = Scope()
+
+
+def test_calls_merged_on_a_server_the_target_reads_is_a_bug_and_on_one_it_never_promised_robustness():
+    # Ollama puts every call on index 0: litellm reads Ollama, the openai SDK promises OpenAI's API.
+    assert grade_of("arguments_misattributed", ["index-zero", "multi-call"], ANY).severity is Severity.BUG
+    graded = grade_of("arguments_misattributed", ["index-zero", "multi-call"], OPENAI)
+    assert graded.severity is Severity.ROBUSTNESS and graded.evidence is Evidence.ELSEWHERE
+    assert graded.shapes[0] == ("index-zero", Evidence.ELSEWHERE)
+    assert "index-zero elsewhere" in graded.why
+
+
+def test_the_case_takes_its_weakest_feature_s_evidence():
+    graded = grade_of("call_lost", ["multi-call", "interleaved"], ANY)
+    assert graded.evidence is Evidence.INFERRED and graded.severity is Severity.ROBUSTNESS
+    assert grade_of("call_lost", ["multi-call"], ANY).severity is Severity.BUG
+    assert grade_of("call_lost", [], ANY).evidence is Evidence.DOCUMENTED
+
+
+def test_a_decoder_that_follows_the_sse_spec_is_held_to_it_and_a_client_to_what_its_servers_send():
+    decoder = Scope(specs=frozenset({"sse"}))
+    assert grade_of("event_lost", ["bom"], decoder).severity is Severity.BUG
+    assert grade_of("event_lost", ["bom"], OPENAI).severity is Severity.ROBUSTNESS
+
+
+def test_an_outcome_the_project_chose_grounds_no_bug_even_on_a_shape_servers_send():
+    # Which of LM Studio's fresh ids is the call's is the project's resolution (first id wins).
+    graded = grade_of("id_differs", ["new-id-continuations"], ANY)
+    assert graded.evidence is Evidence.OBSERVED and not graded.grounded
+    assert graded.severity is Severity.ROBUSTNESS and "the project's own choice" in graded.why
+    assert grade_of("arguments_differ", ["utf16-halves"], ANY).severity is Severity.ROBUSTNESS
+
+
+def test_a_library_that_promises_a_rule_of_the_project_s_is_held_to_it():
+    assert grade_of("raised_on_prefix", [], ANY).severity is Severity.ROBUSTNESS
+    promised = Scope(promises=frozenset({"raised_on_prefix"}))
+    assert grade_of("raised_on_prefix", [], promised).severity is Severity.BUG
+
+
+def test_labels_are_notes_and_the_grade_says_its_grounds_in_json():
+    graded = grade_of("reserialised", ["index-missing"], ANY)
+    assert graded.severity is Severity.NOTE and graded.harm is Harm.LABEL
+    assert graded.to_json() == {"severity": "note", "harm": "label", "evidence": "observed", "rule": "provider",
+                                "grounded": True, "features": {"index-missing": "observed"}}
+
+
+def test_a_shape_is_read_in_its_own_dialect():
+    anthropic = Scope(servers=frozenset({"anthropic"}))
+    assert grade_of("call_lost", ["error-event"], anthropic, "anthropic").severity is Severity.BUG
+    assert grade_of("call_lost", ["error-event"], OPENAI, "openai-chat").severity is Severity.ROBUSTNESS

@@ -1,0 +1,61 @@
+"""toolfuzz.strategies.features: every feature the strategies draw has a recorded shape, and its evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolfuzz.severity import Evidence, Source
+from toolfuzz.strategies.cases import Planner
+from toolfuzz.strategies.features import SHAPES, Shape, sent_by, shape_of
+from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_every_feature_a_wire_dialect_draws_has_a_recorded_shape(dialect):
+    planner = Planner(dialect=dialect)
+    drawn = {f for seed in range(1500) for f in planner.draw(seed).features}
+    assert drawn - set(SHAPES) == set()
+    # A feature nobody recorded would be taken for inferred: never a bug, without anyone saying so.
+    assert all(shape_of(f, dialect).cite != "not recorded (toolfuzz.strategies.features)" for f in drawn)
+
+
+def test_every_feature_the_producer_level_draws_has_a_recorded_shape():
+    planner = Planner(dialects=TEXT_DIALECTS)
+    drawn = {f for seed in range(600) for f in planner.draw(seed).features}
+    assert drawn and drawn - set(SHAPES) == set()
+
+
+def test_a_shape_nobody_recorded_is_inferred():
+    assert shape_of("made-up-feature").source is Source.INFERRED
+    assert shape_of("made-up-feature").evidence(["*"]) is Evidence.INFERRED
+
+
+def test_evidence_is_what_the_reader_s_servers_and_specs_make_of_a_shape():
+    seen = Shape("x", Source.CAPTURE, "cite", seen_from=frozenset({"ollama"}))
+    assert seen.evidence(["ollama", "openai"]) is Evidence.OBSERVED
+    assert seen.evidence(["openai"]) is Evidence.ELSEWHERE
+    assert seen.evidence(["*"]) is Evidence.OBSERVED
+    documented = Shape("y", Source.PROVIDER, "cite", documented_by=frozenset({"openai"}))
+    assert documented.evidence(["openai"]) is Evidence.DOCUMENTED
+    spec = Shape("z", Source.SPEC, "cite", spec="sse")
+    assert spec.evidence(["openai"], ["sse"]) is Evidence.DOCUMENTED
+    assert spec.evidence(["openai"]) is Evidence.ELSEWHERE
+    assert Shape("w", Source.INHERENT, "cite").evidence([]) is Evidence.DOCUMENTED
+    assert Shape("v", Source.INFERRED, "cite").evidence(["*"]) is Evidence.INFERRED
+
+
+def test_a_shape_can_mean_another_thing_in_another_dialect():
+    # An SSE error event is Anthropic's documented way to fail a stream; in chat, only OpenRouter's.
+    assert shape_of("error-event", "anthropic").evidence(["anthropic"]) is Evidence.DOCUMENTED
+    assert shape_of("error-event", "openai-chat").evidence(["openai"]) is Evidence.ELSEWHERE
+
+
+def test_what_a_server_sends_leaves_out_the_shapes_only_others_were_seen_sending():
+    openai = sent_by(["openai"])
+    assert {"multi-choice", "usage-chunk", "role-chunk", "read-splits-utf8", "disconnect"} <= openai
+    assert not openai & {"bom", "crlf", "comments", "index-missing", "whole-call", "interleaved", "multi-choice-chunk"}
+    assert "index-missing" in sent_by(["ollama"]) and "comments" in sent_by(["openrouter"])
+    # Shapes of the chat dialect alone are not sent in another.
+    assert "multi-choice" not in sent_by(["openai"], "anthropic")
+    with pytest.raises(ValueError, match="unknown servers"):
+        sent_by(["nosuchserver"])
