@@ -25,7 +25,7 @@ from typing import Any, Iterable
 from toolfuzz.judge.prefixes import Node, Text
 from toolfuzz.judge.sandbox import PrefixAnswer
 
-__all__ = ["PARTIAL_KINDS", "compare_partial", "same"]
+__all__ = ["PARTIAL_KINDS", "compare_partial", "same", "holds_value"]
 
 #: The partial-level divergence kinds, in the order they are checked, with what each means.
 PARTIAL_KINDS = {
@@ -65,7 +65,7 @@ def compare_partial(texts: tuple[Text, ...], answers: Iterable[PrefixAnswer],
                                                   f"not {_brief(text.tree.value)}")
             continue
         if raised is not None:
-            if _holds_value(text.text, length):
+            if holds_value(text.text, length):
                 found.setdefault("raised_on_prefix", f"{where}: {raised[:120]}")
                 states.setdefault("raised_on_prefix", answer.crash_state or "")
                 previous.pop(number, None)
@@ -227,7 +227,8 @@ def _place(path: str) -> str:
     return path if path else "the member with the empty key"
 
 
-def _holds_value(text: str, length: int) -> bool:
+def holds_value(text: str, length: int) -> bool:
+    """Whether the first ``length`` characters of ``text`` hold the start of its value: a raise there counts."""
     return bool(text[:length].strip(" \t\n\r"))
 
 
