@@ -101,6 +101,8 @@ def _load() -> tuple[Any, Any]:
         raise ModuleNotFoundError("No module named 'sglang'", name="sglang")
     if "sglang" not in sys.modules:
         _stand_ins(os.path.dirname(spec.origin))
+        # So that a second look finds it again (repro scripts run one after another in one process do).
+        sys.modules["sglang"].__spec__ = spec
     # The detectors log every text they cannot parse yet, which a stream cut into batches is, over and over.
     logging.getLogger("sglang").setLevel(logging.CRITICAL)
     from sglang.srt.entrypoints.openai.protocol import Tool as SglTool
