@@ -10,7 +10,10 @@
 * ``pytest`` - ``cases/<stem>.json``: the fixture, and once for the export
   ``test_toolfuzz_regressions.py``: one module, parametrised over the cases,
   with one marked place to plug an assembler in; it judges each case with
-  toolfuzz's own comparison (:func:`toolfuzz.testing.check_fixture`).
+  toolfuzz's own comparison (:func:`toolfuzz.testing.check_fixture`);
+* ``repro``  - for a library's maintainers rather than another project: a
+  script and an issue per diverging target, written by
+  :mod:`toolfuzz.outputs.repro` (:func:`render` does not make them).
 
 The chunks are exactly what :func:`toolfuzz.judge.sandbox.observe` hands an
 events-level target: they are captured from it, not derived a second way.
@@ -31,7 +34,7 @@ from toolfuzz.judge.sandbox import chunks_of, parse_chunks
 
 __all__ = ["FORMATS", "MARK_BEGIN", "MARK_END", "PYTEST_MODULE", "events_of", "stem_for", "render", "pytest_module"]
 
-FORMATS = ("json", "jsonl", "sse", "pytest")
+FORMATS = ("json", "jsonl", "sse", "pytest", "repro")
 #: The lines around the one place a user edits in an exported pytest module.
 MARK_BEGIN = "# >>> YOUR ASSEMBLER >>>"
 MARK_END = "# <<< YOUR ASSEMBLER <<<"

@@ -17,6 +17,7 @@ from toolfuzz.outputs.export import MARK_BEGIN, MARK_END
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.targets.reference import assemble
 from toolfuzz.targets.selftest.plain import assemble_chunks
+from tests.adapter_checks import require
 from tests.paths import ROOT
 
 SEED = ROOT / "findings" / "seed"
@@ -194,3 +195,42 @@ def test_a_partial_finding_exports_for_a_partial_parser_plugged_in_once(tmp_path
     # The reference keeps every rule; the parser that shows numbers early fails, naming the rule.
     assert "1 failed, 1 passed" in proc.stdout, proc.stdout + proc.stderr
     assert "number_before_complete" in proc.stdout
+
+
+OPENAI_RAISE = ROOT / "findings" / "openai" / "openai-stream-state--raised--multi-choice.json"
+MUTANT = ROOT / "findings" / "selftest-key-by-id" / "phantom_call--index-from-one.json"
+
+
+def test_repro_writes_a_script_and_an_issue_and_says_in_one_line_what_it_leaves_out(tmp_path, capsys):
+    require("openai")
+    out = tmp_path / "out"
+    code, printed, err = export(capsys, "--format", "repro", OPENAI_RAISE, MUTANT, "--out", out)
+    stem = "openai-stream-state--raised--multi-choice"
+    assert printed.splitlines() == [str(out / f"{stem}.py"), str(out / f"{stem}.md")]
+    # The mutant is left out, said on stderr, and the export exits 1 for it.
+    assert code == 1 and err == (f"toolfuzz export: left out: {MUTANT}: selftest-key-by-id: a self-test mutant of "
+                                 "toolfuzz's own, not a library\n")
+    assert (out / f"{stem}.md").read_text(encoding="utf-8").startswith("# openai ")
+    # The script runs with toolfuzz unimportable, and shows the bug.
+    done = subprocess.run([sys.executable, "-c", "import sys, runpy; sys.modules['toolfuzz'] = None; "
+                           "runpy.run_path(sys.argv[1], run_name='__main__')", str(out / f"{stem}.py")],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (1, "REPRODUCED: raised IndexError: list assignment index out of range\n")
+
+
+def test_repro_takes_a_model_s_text_and_needs_no_library_to_write_it(tmp_path, capsys):
+    finding = ROOT / "findings" / "vllm" / "vllm-hermes--content_differs--content-after.json"
+    code, printed, _ = export(capsys, "--format", "repro", finding, "--out", tmp_path)
+    assert code == 0 and len(printed.splitlines()) == 2
+    text = (tmp_path / "vllm-hermes--content_differs--content-after.py").read_text(encoding="utf-8")
+    compile(text, "script", "exec")
+    assert "BATCHES = " in text and "def _producer(" in text
+
+
+def test_repro_with_nothing_to_write_is_an_error_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "out"
+    code, printed, err = export(capsys, "--format", "repro", MUTANT, "--out", out)
+    assert (code, printed) == (2, "") and err.count("\n") == 1 and "a self-test mutant" in err
+    code, printed, err = export(capsys, "--format", "repro", "--level", "events", OPENAI_RAISE, "--out", out)
+    assert (code, printed) == (2, "") and "--level applies to --format pytest only" in err
+    assert not out.exists()
