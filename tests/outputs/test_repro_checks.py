@@ -176,3 +176,17 @@ def test_a_library_that_runs_past_the_limit_is_stopped_there(capsys):
     assert capsys.readouterr().out.startswith("REPRODUCED: still running after 0.2 s")
     assert reproduce(lambda: None, seconds=30) == 0  # the limit is a guard, far above what this takes
     assert capsys.readouterr().out.startswith("NOT REPRODUCED: finished in")
+
+
+def test_a_library_s_broad_except_cannot_swallow_the_limit(capsys):
+    swallowed = []
+
+    def swallowing():
+        while len(swallowed) < 3:
+            try:
+                while True:
+                    pass
+            except Exception as e:  # noqa: BLE001 - what some libraries do around their parsing
+                swallowed.append(e)
+    assert reproduce(swallowing, seconds=0.2) == 1
+    assert capsys.readouterr().out.startswith("REPRODUCED: still running after 0.2 s") and swallowed == []
