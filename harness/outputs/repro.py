@@ -51,10 +51,8 @@ from toolfuzz.targets.adapters.recipes import NO_RECIPE, RECIPES, Recipe
 from toolfuzz.targets.adapters.scopes import scope_for
 from toolfuzz.vocabulary import text_format, version_key
 
-__all__ = ["NoRepro", "Repro", "repros", "script", "issue", "STATUS"]
+__all__ = ["NoRepro", "Repro", "repros", "script", "issue"]
 
-#: What a repro script's exit status says.
-STATUS = {1: "REPRODUCED", 0: "NOT REPRODUCED", 2: "CHANGED"}
 _CHECKS_MODULE = "toolfuzz.outputs.repro_checks"
 #: Where the lines of a long wire are left out in an issue: the first and last kept.
 _WIRE_HEAD, _WIRE_TAIL, _LINE_CHARS = 24, 8, 400
@@ -234,7 +232,7 @@ def _parts(repro: Repro) -> tuple[list[str], str, str]:
     if family == "calls":
         data += ["", "#: The calls the stream makes, as toolfuzz's reference assembles them (docs/contract.md).",
                  f"EXPECTED = {literal(case.expected.to_json()['calls'])}"]
-        values = ", values=True" if kind == "arguments_differ" and _claims_values(repro.target) else ""
+        values = ", values=True" if kind == "arguments_differ" and repro.recipe.values else ""
         return data, run, f"reproduce(answer, lambda calls: {check}(EXPECTED, calls{values}))"
     if family == "events":
         events = [{"event": e.event, "data": e.data, "id": e.id} for e in expected_events(case)]
@@ -243,15 +241,7 @@ def _parts(repro: Repro) -> tuple[list[str], str, str]:
     if family == "prefixes":
         return data, run, f"reproduce(answer, {check})"
     marks = ", MARKS" if kind == "markup_leaked" else ""
-    return data, run, f"reproduce(answer, lambda answer: {check}(WRITTEN, CONTENT, answer{marks}))"
-
-
-#: Targets that hand on a parsed value rather than the argument text (their adapters claim ``values``).
-_VALUES = frozenset({"anthropic-accumulator", "anthropic-client"})
-
-
-def _claims_values(target: str) -> bool:
-    return target.partition("@")[0] in _VALUES
+    return data, run, f"reproduce(answer, lambda given: {check}(WRITTEN, CONTENT, given{marks}))"
 
 
 def _reads(reads: tuple[bytes, ...]) -> str:
@@ -340,8 +330,8 @@ def issue(repro: Repro, name: str) -> str:
     if isinstance(history, dict):
         out += ["## Releases", "", f"{printable(history_text(history))} (toolfuzz bisect; {_tested(history)}).", ""]
     out += ["## Reproduce", "",
-            f"`{name}` (attached) needs only the library; it feeds the stream above through {repro.package}'s "
-            "public API as toolfuzz does, and checks what comes back:", "",
+            f"`{name}` (attached) needs only the library; it feeds the stream above to {repro.package} as "
+            "toolfuzz's adapter does (its code is in the script), and checks what comes back:", "",
             *_fenced("\n".join([*repro.install, f"python {name}"]), "sh"),
             f"It prints `REPRODUCED: ...` and exits 1 while the bug is there, `NOT REPRODUCED: ...` and 0 once "
             "it is fixed.", "",

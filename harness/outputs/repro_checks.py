@@ -259,7 +259,11 @@ def phantom_event(expected: list[dict[str, Any]], events: list[dict[str, Any]]) 
 def data_differs(expected: list[dict[str, Any]], events: list[dict[str, Any]]) -> tuple[bool, str]:
     for want, got in _matched(expected, events)[0]:
         if want[1] != got[1]:
-            return True, f"an event's data is {_short(got[1], 60)!r}, where the stream sent {_short(want[1], 60)!r}"
+            # Around where the two first differ: a data line differs far past any head of fixed width.
+            at = next((i for i, (a, b) in enumerate(zip(want[1], got[1])) if a != b), min(len(want[1]), len(got[1])))
+            start = max(0, at - 20)
+            return True, (f"an event's data differs from character {at}: it is {got[1][start:at + 40]!r}, where "
+                          f"the stream sent {want[1][start:at + 40]!r}")
     return False, "every event's data is its data lines, joined"
 
 

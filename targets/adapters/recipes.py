@@ -31,6 +31,9 @@ class Recipe:
     module: str
     #: What the target runs, as the module spells it: a function, or the call of a factory that makes it.
     run: str
+    #: The target hands on each call's arguments as a parsed value (it claims ``values``): a script compares
+    #: them as values, as the judge does.
+    values: bool = False
 
     @property
     def module_name(self) -> str:
@@ -45,8 +48,8 @@ RECIPES: dict[str, Recipe] = {
     "anthropic-sse": Recipe("anthropic_sse", "decode"),
     "httpx-sse": Recipe("httpx_sse", "decode"),
     "sseclient-py": Recipe("sseclient_py", "decode"),
-    "anthropic-accumulator": Recipe("anthropic_messages", "assemble_with_accumulator"),
-    "anthropic-client": Recipe("anthropic_messages", "assemble_with_client"),
+    "anthropic-accumulator": Recipe("anthropic_messages", "assemble_with_accumulator", values=True),
+    "anthropic-client": Recipe("anthropic_messages", "assemble_with_client", values=True),
     "openai-responses-state": Recipe("openai_responses", "assemble_with_state"),
     "openai-responses-client": Recipe("openai_responses", "assemble_with_client"),
     "langchain-core": Recipe("langchain_core", "assemble_with_message_chunks"),

@@ -129,23 +129,22 @@ def run_scripts(python: str, repros_: list[Repro], folder: Path, extra: dict[str
             "extra": {n: report["results"][str(folder / n)] for n in extra or {}}, "versions": report["versions"]}
 
 
-def assert_reproduced(outcome: dict) -> tuple[int, int]:
+def assert_reproduced(outcome: dict) -> set[str]:
     """Each script exits 1 saying REPRODUCED, or 0 saying NOT REPRODUCED where the installed release is past
-    the fix bisect recorded; the counts of each."""
-    shown = fixed = 0
+    the fix bisect recorded; the fixtures of those."""
+    fixed = set()
     problems = []
     for repro, result in outcome["by_repro"].values():
         last = result["out"].strip().splitlines()[-1] if result["out"].strip() else ""
         if expected_to_show(repro, outcome["versions"].get(repro.package)):
             ok = result["code"] == 1 and last.startswith("REPRODUCED: ")
-            shown += ok
         else:
             ok = result["code"] == 0 and last.startswith("NOT REPRODUCED: ")
-            fixed += ok
+            fixed.add(Path(repro.source).name)
         if not ok:
             problems.append(f"{repro.source} ({repro.target}): exit {result['code']}, {last or result['err']}")
     assert not problems, "\n".join(problems)
-    return shown, fixed
+    return fixed
 
 
 def repros_in(env: str) -> list[Repro]:
@@ -164,10 +163,11 @@ def test_every_bug_script_of_the_main_environment_reproduces_its_bug_without_too
     assert result["code"] == 0
     assert result["out"] == "NOT REPRODUCED: no call the stream left unfinished is handed on as complete\n"
     outcome["by_repro"] = dict(list(outcome["by_repro"].items())[:-1])
-    shown, fixed = assert_reproduced(outcome)
-    # Three fixtures were recorded on releases before bisect's fix (httpx-sse 0.4.0, langchain-core 0.3.21,
-    # openai 1.56.1): their scripts say NOT REPRODUCED on what is installed.
-    assert shown >= 40 and fixed == 3
+    # Three fixtures were recorded on releases before bisect's fix: their scripts say NOT REPRODUCED on what
+    # is installed (and REPRODUCED on the release recorded).
+    assert assert_reproduced(outcome) >= {"httpx-sse--data_differs--plain--0.4.0.json",
+                                          "langchain-core--id_differs--id-every-fragment--0.3.21.json",
+                                          "openai-stream-state--arguments_misattributed--multi-entry-chunk--1.56.1.json"}
 
 
 @pytest.mark.parametrize("env", ["llama", "sglang", "vllm"])
@@ -175,8 +175,7 @@ def test_every_bug_script_of_an_environment_of_its_own_reproduces_its_bug(env, t
     if not PYTHONS[env]:
         unavailable(f"{VARIABLES[env]} names no python to run its scripts with")
     outcome = run_scripts(PYTHONS[env], repros_in(env), tmp_path)
-    shown, fixed = assert_reproduced(outcome)
-    assert shown == len(repros_in(env)) and fixed == 0
+    assert repros_in(env) and assert_reproduced(outcome) == set()
 
 
 def mutated_fixture() -> bytes:
@@ -202,10 +201,12 @@ def test_the_recipes_are_the_functions_the_installed_targets_run():
             continue
         fn = inspect.unwrap(target.fn)
         assert (fn.__module__, fn.__name__) == (recipe.module_name, recipe.run), target.name
+        assert recipe.values == ("values" in target.reports), target.name
         checked += 1
     if checked == 0:
         unavailable("no adapter's library is installed")
     assert not set(RECIPES) & set(NO_RECIPE)
+    assert all(python_adapter(name) for name in [*RECIPES, *NO_RECIPE])
 
 
 def test_a_target_without_a_recipe_is_said_in_one_line():

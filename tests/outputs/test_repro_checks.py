@@ -19,12 +19,11 @@ from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.outputs import repro_checks
 from toolfuzz.outputs.repro_checks import CHECKS, assembled_deltas, each_prefix, reproduce
 from toolfuzz.strategies.markup import FORMATS
+from toolfuzz.targets.adapters.recipes import RECIPES
 from toolfuzz.vocabulary import text_format
 from tests.paths import ROOT
 
 FAMILY = {"events": "calls", "bytes": "calls", "sse": "events", "partial": "prefixes", "producer": "producer"}
-#: Targets whose arguments are a parsed value (their adapters claim ``values``).
-VALUES = {"anthropic-accumulator", "anthropic-client"}
 
 
 def recorded() -> list[tuple[str, str, Fixture, dict]]:
@@ -50,8 +49,8 @@ def check(target: str, fixture: Fixture, seen: dict, answer) -> tuple[bool, str]
     fn = CHECKS[family][kind]
     if family == "calls":
         expected = case.expected.to_json()["calls"]
-        return fn(expected, answer, values=True) if kind == "arguments_differ" and target in VALUES else \
-            fn(expected, answer)
+        values = kind == "arguments_differ" and target in RECIPES and RECIPES[target].values
+        return fn(expected, answer, values=True) if values else fn(expected, answer)
     if family == "events":
         return fn([{"event": e.event, "data": e.data, "id": e.id} for e in expected_events(case)], answer)
     if family == "prefixes":
