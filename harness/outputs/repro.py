@@ -84,6 +84,12 @@ class Repro:
     grade: Grade | None
 
     @property
+    def observation(self) -> dict[str, Any]:
+        """What the target gave, as the fixture records it."""
+        found = self.seen.get("observation")
+        return found if isinstance(found, dict) else {}
+
+    @property
     def package(self) -> str:
         entry = self.fixture.history.get(self.target)
         if isinstance(entry, dict) and isinstance(entry.get("package"), str):
@@ -182,8 +188,7 @@ def script(repro: Repro, name: str) -> str:
 
 def _parts(repro: Repro) -> tuple[list[str], str, str]:
     """The data lines, the expression that runs the library, and the one that checks what it gave."""
-    case, entry, kind = repro.fixture.case, repro.recipe.run, repro.kind
-    observation = repro.seen.get("observation") if isinstance(repro.seen.get("observation"), dict) else {}
+    case, entry, kind, observation = repro.fixture.case, repro.recipe.run, repro.kind, repro.observation
     if repro.level == "events":
         name = "CHUNKS" if case.dialect == "openai-chat" else "EVENTS"
         what = "chat.completion.chunk" if case.dialect == "openai-chat" else f"{case.dialect} event"
@@ -285,7 +290,11 @@ def _docstring(repro: Repro, name: str) -> str:
 
 
 def _title(repro: Repro) -> str:
-    said = " ".join((repro.fixture.statement or KINDS.get(repro.kind, repro.kind)).split())
+    observation = repro.observation
+    # With no statement, what the kind means, or for a raise the exception itself.
+    said = repro.fixture.statement or (f"raises {observation['raised']}" if observation.get("raised") else
+                                       KINDS.get(repro.kind, repro.kind))
+    said = " ".join(said.split())
     # The first sentence: up to a full stop before a capital ("e.g. Paris" goes on).
     first = re.split(r"(?<=[.;])\s+(?=[A-Z(])", said, maxsplit=1)[0].rstrip(".;")
     first = first[:1].upper() + first[1:]
@@ -309,7 +318,7 @@ def _wrapped(text: str, width: int = 100) -> list[str]:
 
 def issue(repro: Repro, name: str) -> str:
     """The issue body, in Markdown, for a maintainer of the library (``name``: the script's file name)."""
-    fixture, case, seen = repro.fixture, repro.fixture.case, repro.seen
+    fixture, case = repro.fixture, repro.fixture.case
     scope = scope_for(repro.target)
     out = [f"# {printable(_title(repro))}", "",
            f"**Library:** {repro.library}" + (f", driven through {scope.surface}" if scope.surface else ""), ""]
@@ -379,9 +388,8 @@ def _wire(wire: bytes) -> str:
 
 
 def _came_back(repro: Repro) -> list[str]:
-    seen = repro.seen
-    observation = seen.get("observation") if isinstance(seen.get("observation"), dict) else {}
-    detail = str(seen.get("detail") or "")
+    observation = repro.observation
+    detail = str(repro.seen.get("detail") or "")
     out: list[str] = []
     if "raised" in observation:
         out += [f"It raised `{printable(str(observation['raised']))}`."]
