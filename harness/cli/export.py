@@ -87,7 +87,7 @@ def _files(fixtures: list[Any], fmt: str, level: str | None, out: Path) -> list[
 
 
 def _repro_files(fixtures: list[Any], out: Path) -> tuple[list[tuple[Path, bytes]], list[str]]:
-    """A script and an issue for each fixture's each diverging target; why each one left out is."""
+    """A script and an issue for every diverging target of every fixture, and a line for each one left out."""
     taken: set[str] = set()
     files: list[tuple[Path, bytes]] = []
     left_out: list[str] = []
@@ -108,6 +108,7 @@ def _repro_files(fixtures: list[Any], out: Path) -> tuple[list[tuple[Path, bytes
             files.append((out / f"{stem}.py", code.encode("utf-8")))
             files.append((out / f"{stem}.md", issue(repro, f"{stem}.py").encode("utf-8")))
     if not files:
-        raise UsageError(left_out[0] if len(left_out) == 1 else f"nothing to write: {len(left_out)} targets left "
-                         f"out, the first: {left_out[0]}" if left_out else "nothing to write")
+        # Every fixture was read, so one of them at least records a divergence or says why it cannot.
+        more = f" (and {len(left_out) - 1} more left out)" if len(left_out) > 1 else ""
+        raise UsageError(f"nothing to write: {left_out[0]}{more}")
     return files, left_out

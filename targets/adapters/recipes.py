@@ -12,8 +12,8 @@ library is not installed.
 Each recipe names the adapter module and the expression a script calls
 with the stream, as the target's level hands it over (chunks or events at
 level events, network reads at bytes and sse, one prefix at partial, the
-batches with the request's tools and limits at producer).  A target
-missing here has no repro script; the reason is said beside it.
+batches with the request's tools and limits at producer).  A built-in
+target missing here has no repro script: :data:`NO_RECIPE` says why.
 """
 
 from __future__ import annotations
@@ -68,6 +68,16 @@ RECIPES: dict[str, Recipe] = {
     "smolagents-agglomerate": Recipe("smolagents", "assemble_with_agglomerate"),
     "json-repair": Recipe("json_repair", "loads"),
     "json-repair-stream-stable": Recipe("json_repair", "stream_stable"),
+    "jiter-partial": Recipe("jiter_partial", "partial_on"),
+    "jiter-trailing-strings": Recipe("jiter_partial", "trailing_strings"),
+    "pydantic-core-partial": Recipe("pydantic_core_partial", "partial"),
+    "pydantic-core-trailing-strings": Recipe("pydantic_core_partial", "trailing_strings"),
+    "partial-json-parser": Recipe("partial_json_parser", "allow_all"),
+    "partial-json-parser-no-str": Recipe("partial_json_parser", "no_partial_strings"),
+    "langchain-core-partial": Recipe("langchain_core_partial", "parse"),
+    "langchain-core-chunk-args": Recipe("langchain_core_partial", "chunk_args"),
+    "openai-parsed-arguments": Recipe("openai_partial", "parsed_arguments"),
+    "anthropic-input-snapshot": Recipe("anthropic_partial", "input_snapshot"),
     **{f"sglang-{fmt}": Recipe("sglang", f"_producer(PARSERS[{fmt!r}])") for fmt in TEXT_FORMATS},
     **{f"vllm-{fmt}": Recipe("vllm", f"_producer({fmt!r})") for fmt in TEXT_FORMATS
        if fmt not in ("internlm", "cohere-command4")},

@@ -17,6 +17,7 @@ import pytest
 
 from toolfuzz.corpus.fixtures import iter_fixture_paths, load, loads
 from toolfuzz.corpus.grades import fixture_grade
+from toolfuzz.outputs.excerpt import excerpt
 from toolfuzz.outputs.repro import NoRepro, Repro, issue, repros, script
 from toolfuzz.severity import Severity
 from toolfuzz.targets import adapters
@@ -263,3 +264,11 @@ def test_a_statement_with_quotes_and_backslashes_still_makes_a_script_python_rea
     text = script(repro, "x.py")
     docstring = compile(text, "x.py", "exec").co_consts[0]
     assert 'Ends in """ and a \\ backslash, a \\x1b[31m escape and a lone \\ud800 half.' in docstring
+
+
+def test_every_built_in_python_target_has_a_recipe_or_a_reason_and_every_recipe_can_be_copied():
+    names = {name for a in adapters.KNOWN for name in a.names}
+    assert names == set(RECIPES) | set(NO_RECIPE)
+    for name, recipe in RECIPES.items():
+        run = recipe.run if "(" in recipe.run else f"{recipe.run}(DATA)"
+        compile(excerpt([(recipe.module_name, run)], own={"DATA"}), name, "exec")

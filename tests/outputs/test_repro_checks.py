@@ -189,3 +189,16 @@ def test_a_library_s_broad_except_cannot_swallow_the_limit(capsys):
                 swallowed.append(e)
     assert reproduce(swallowing, seconds=0.2) == 1
     assert capsys.readouterr().out.startswith("REPRODUCED: still running after 0.2 s") and swallowed == []
+
+
+def test_the_checks_no_library_fixture_holds_yet_see_their_kind_and_only_it():
+    """choices_mixed and event_type_differs: no library in findings/ shows them, so they are held here."""
+    two = [{**EXPECTED[0]}, {**EXPECTED[0], "choice": 1, "id": "call_2", "arguments": "{}"}]
+    right = [{**c, "complete": True} for c in two]
+    crossed = [{**right[0], "choice": 1}, {**right[1], "choice": 0}]
+    assert repro_checks.choices_mixed(two, crossed) == (True, "call 'call_1' of choice 0 is handed on in choice 1")
+    assert not repro_checks.choices_mixed(two, right)[0]
+    events = [{"event": "message", "data": "x", "id": ""}]
+    assert repro_checks.event_type_differs(events, [{"event": "ping", "data": "x", "id": None}])[0]
+    # An unnamed type is the spec's "message".
+    assert not repro_checks.event_type_differs(events, [{"event": None, "data": "x", "id": None}])[0]
