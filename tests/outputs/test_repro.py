@@ -223,11 +223,16 @@ OPENAI_RAISE = FINDINGS / "openai" / "openai-stream-state--raised--multi-choice.
 
 
 def test_the_issue_says_what_was_sent_what_came_back_what_was_expected_and_why():
-    (repro,) = repros(load(OPENAI_RAISE), "findings/openai/multi-choice.json")
+    # The statement and the range are set here: findings/ keeps them as people and bisect last wrote them.
+    doc = json.loads(OPENAI_RAISE.read_text())
+    doc["statement"] = "Choice 1 first, e.g. n=2, makes the accumulator raise IndexError. Nothing is assembled."
+    doc["history"] = {"openai-stream-state": {"package": "openai", "introduced": None, "fixed": None, "tested": {
+        "3.60.0": "fails", "1.56.1": "fails", "1.2.0": "error", "1.50.0": "passes"}}}
+    (repro,) = repros(loads(json.dumps(doc).encode()), "findings/openai/multi-choice.json")
     body = issue(repro, "multi-choice.py")
-    assert body.startswith("# openai 3.57.0: A stream with several choices (n > 1) whose first chunk belongs to")
+    assert body.startswith("# openai 3.57.0: Choice 1 first, e.g. n=2, makes the accumulator raise IndexError\n")
     for part in ["**Library:** openai 3.57.0, driven through openai.OpenAI",
-                 "## What goes wrong\n\nA stream with several choices (n > 1)",
+                 f"## What goes wrong\n\n{doc['statement']}\n",
                  '## What was sent\n\nThe response body (2243 bytes), a `text/event-stream`:\n\n```text\ndata: {"id"',
                  "## What came back\n\nIt raised `IndexError: list assignment index out of range`.",
                  "Raised at: `IndexError at openai.lib.streaming.chat._completions._convert_initial_chunk_into",
@@ -236,7 +241,8 @@ def test_the_issue_says_what_was_sent_what_came_back_what_was_expected_and_why()
                  "- **Harm:** a raise on a stream it should read, a crash or a hang.",
                  "- **Rule:** a library should not raise on, or hang over, a stream it reads (source: inherent).",
                  "- **Shape `multi-choice`** (documented)",
-                 "## Releases\n\nopenai 1.56.1 – 3.60.0 (toolfuzz bisect; fails on 1.56.1, 1.97.0, 2.42.0, 3.60.0)",
+                 "## Releases\n\nopenai 1.56.1 – 3.60.0 (toolfuzz bisect; passes on 1.50.0; fails on 1.56.1, 3.60.0; 1 "
+                 "release(s) did not run).",
                  "pip install 'openai==3.57.0'\npython multi-choice.py\n```"]:
         assert part in body, part
 
