@@ -12,9 +12,10 @@ import pytest
 from toolfuzz.corpus.curation import check, load_corpus, merge, minimize, shrink, signature
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.fixtures import dumps, iter_fixture_paths, load, loads, write_atomic
+from toolfuzz.corpus.grades import diverging
 from toolfuzz.corpus.replay import load_fixtures, replay
 from toolfuzz.targets.base import Target
-from toolfuzz.targets.selftest import PLAIN
+from toolfuzz.targets.selftest import PLAIN, SELFTEST
 from toolfuzz.vocabulary import StreamError
 from tests.paths import ROOT
 
@@ -57,6 +58,16 @@ def test_a_fixture_signature_is_the_one_its_run_recorded_and_can_be_worked_out_w
         assert e.signature == e.fixture.found["signature"], e.path
         unsigned = dataclasses.replace(e.fixture, found={"by": "hand"})
         assert signature(unsigned) == e.fixture.found["signature"], e.path
+
+
+def test_every_library_fixture_says_what_goes_wrong_for_its_user():
+    # A maintainer reads the statement first (findings/README.md): a library's divergence without one has not
+    # been checked against the library's code.  The self-test mutants' fixtures need none.
+    mutants = {t.name for t in (PLAIN, *SELFTEST)}
+    unstated = sorted(e.path.relative_to(FINDINGS).as_posix() for e in load_corpus([str(FINDINGS)])
+                      if not e.fixture.statement.strip()
+                      and any(target not in mutants for target, _ in diverging(e.fixture)))
+    assert not unstated, f"{len(unstated)} library fixtures without a statement:\n" + "\n".join(unstated)
 
 
 def test_a_fixture_with_no_recorded_divergence_is_known_by_its_content(tmp_path):
