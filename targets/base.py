@@ -6,6 +6,7 @@ network reads as ``bytes``.  It returns a list of dicts, one per call it
 would hand on::
 
     {"index": 0, "id": "call_1", "name": "get_weather", "arguments": "{...}",
+                           # index: None (or its position) for a call the wire sent without one
      "choice": 0,          # optional, default 0
      "complete": True,     # optional, default True: a call it would hand on
      "status": "..."}      # only for targets that claim validation

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import math
 import os
@@ -278,6 +279,8 @@ class _Reader:
         limits = self.limits(doc.get("limits"))
         reads = self.wire(self.get(doc, "wire", dict, "", "an object"))
         expected = self.outcome(self.get(doc, "expected", dict, "", "an object"), "expected")
+        if not any("indexed" in c for c in doc["expected"]["calls"]):
+            expected = _unindexed_by_profile(expected, dialect, features)
         observed = self.get(doc, "observed", dict, "", "an object", {})
         for key, value in observed.items():
             self.typed(value, dict, f"observed.{_key(key)}", "an object")
@@ -390,6 +393,7 @@ class _Reader:
                 arguments=arguments,
                 status=status,
                 cuts=self.cuts(c, cp, len(arguments)),
+                indexed=self.get(c, "indexed", bool, cp, "a boolean", True),
             ))
         error = None
         if obj.get("error") is not None:
@@ -413,6 +417,18 @@ class _Reader:
                                                      "(cuts ascend strictly inside the arguments)")
             previous = cut
         return tuple(cuts)
+
+
+#: The profiles under which no tool-call entry carries an index (toolfuzz.strategies.plan).
+_UNINDEXED_PROFILES = frozenset({"index-missing", "index-null"})
+
+
+def _unindexed_by_profile(expected: Outcome, dialect: str, features: list[str]) -> Outcome:
+    """A fixture written before calls recorded ``indexed``: under these profiles the wire gave no call an
+    index, and the features name the profiles the case was drawn with."""
+    if dialect != "openai-chat" or not _UNINDEXED_PROFILES & set(features):
+        return expected
+    return dataclasses.replace(expected, calls=tuple(dataclasses.replace(c, indexed=False) for c in expected.calls))
 
 
 def outcome_from_json(obj: Any, source: str = "<outcome>") -> Outcome:
