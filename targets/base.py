@@ -65,12 +65,16 @@ LEVELS = ("events", "bytes", "sse", "partial", "producer")
 #: What a plain function is judged on.
 PLAIN_CLAIMS = frozenset({"ids", "names", "completion"})
 #: What a plain function at level ``partial`` is judged on: ``exact-numbers`` means it tells ``1`` from
-#: ``1.0`` and keeps the sign of ``-0.0`` (a program in a language with one number type cannot).
+#: ``1.0`` and keeps the sign of ``-0.0`` (a program in a language with one number type cannot: its numbers
+#: are judged as IEEE doubles).
 PARTIAL_CLAIMS = frozenset({"exact-numbers"})
 #: Everything a target can claim; ``validation`` means it returns a status per call,
 #: ``errors`` the code of the stream error it ended with, ``values`` that it hands on each call's arguments
-#: as a parsed value (written back as JSON for the judge), so it is judged on the value, not the spelling.
-ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors", "exact-numbers", "values"})
+#: as a parsed value (written back as JSON for the judge), so it is judged on the value, not the spelling;
+#: ``utf16-strings`` that its language holds strings as UTF-16 code units (JavaScript), so a partial parser's
+#: string still arriving is judged as a prefix in those units.
+ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors", "exact-numbers", "values",
+                        "utf16-strings"})
 
 
 class BadReturn(Exception):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz.judge.compare_events import SSE_KINDS, compare_events
-from toolfuzz.judge.compare_partial import PARTIAL_KINDS, compare_partial
+from toolfuzz.judge.compare_partial import PARTIAL_KINDS, Reading, compare_partial
 from toolfuzz.judge.compare_producer import PRODUCER_KINDS, compare_producer
 from toolfuzz.strategies.markup import FORMATS
 from toolfuzz.judge.prefixes import texts_of
@@ -103,8 +103,9 @@ def compare(expected: Outcome, observation: Observation, target: Target,
     if target.level == "partial":
         if observation.prefixes is None:
             raise ValueError(f"target {target.name!r} is at level partial: its observation has no prefixes")
-        return [Divergence(k, d, s) for k, d, s in
-                compare_partial(texts_of(expected), observation.prefixes, "exact-numbers" in target.reports)]
+        reading = Reading(exact_numbers="exact-numbers" in target.reports,
+                          utf16_strings="utf16-strings" in target.reports)
+        return [Divergence(k, d, s) for k, d, s in compare_partial(texts_of(expected), observation.prefixes, reading)]
     if target.level == "producer":
         if observation.whole is None:
             raise ValueError(f"target {target.name!r} is at level producer: its observation has no whole-text parse")

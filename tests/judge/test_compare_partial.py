@@ -1,8 +1,10 @@
 """The partial contract's rules, one kind each, judged on what a parser showed at each prefix."""
 
+import math
+
 import pytest
 
-from toolfuzz.judge.compare_partial import PARTIAL_KINDS, compare_partial, same
+from toolfuzz.judge.compare_partial import PARTIAL_KINDS, Reading, compare_partial, same
 from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.judge.sandbox import PrefixAnswer
 from toolfuzz.targets.reference.partial import parse
@@ -11,7 +13,7 @@ from toolfuzz.vocabulary import COMPLETE, Call, Outcome
 TEXT = '{"a": "x\\u00e9y", "n": 12, "l": [1, true], "z": null}'
 
 
-def _judged(show, text=TEXT, exact=True):
+def _judged(show, text=TEXT, reading=Reading()):
     """The kinds found when the parser ``show`` (prefix -> value, or an exception to raise) is asked every prefix
     (every one, not only those the harness would choose, so that each test can aim at one)."""
     (judged,) = texts_of(Outcome((Call(0, 0, "c", "f", text, COMPLETE),)))
@@ -21,7 +23,7 @@ def _judged(show, text=TEXT, exact=True):
             answers.append(PrefixAnswer(0, n, show(text[:n])))
         except ValueError as e:
             answers.append(PrefixAnswer(0, n, raised=f"ValueError: {e}", crash_state="ValueError at p.f"))
-    return {kind: (detail, state) for kind, detail, state in compare_partial((judged,), answers, exact)}
+    return {kind: (detail, state) for kind, detail, state in compare_partial((judged,), answers, reading)}
 
 
 def test_the_reference_keeps_every_rule():
@@ -94,7 +96,40 @@ def test_every_rule_a_case_breaks_is_reported_not_only_the_first():
 def test_a_target_without_exact_numbers_may_give_a_float_for_an_int():
     floats = lambda p: {k: float(v) if type(v) is int else v for k, v in (parse(p) or {}).items()}  # noqa: E731
     assert list(_judged(floats)) == ["final_differs", "scalar_differs"]
-    assert _judged(floats, exact=False) == {}
+    assert _judged(floats, reading=Reading(exact_numbers=False)) == {}
+
+
+def test_a_target_without_exact_numbers_is_judged_on_doubles():
+    # JavaScript holds 2**64 + 1 as the double 2**64 and prints it 18446744073709552000: the same double.
+    text = '{"seed": 18446744073709551617, "n": 12}'
+    printed = lambda p: {**parse(p), "seed": 18446744073709552000} if p == text else parse(p)  # noqa: E731
+    assert list(_judged(printed, text)) == ["final_differs"]
+    assert _judged(printed, text, Reading(exact_numbers=False)) == {}
+    # Another double is still another number.
+    off = lambda p: {**parse(p), "seed": 18446744073709555000} if p == text else parse(p)  # noqa: E731
+    assert list(_judged(off, text, Reading(exact_numbers=False))) == ["final_differs"]
+
+
+def test_a_number_past_the_largest_double_is_read_as_an_infinity_not_a_crash():
+    assert same(10 ** 400, math.inf, exact_numbers=False) and not same(10 ** 400, 1e308, exact_numbers=False)
+    assert same(-10 ** 400, -math.inf, exact_numbers=False)
+
+
+def _half_shown(text):
+    """A parser that shows a string still arriving, cut between the two halves of a pair, ending in the first."""
+    first, second = text.index("\\ud83d") + 6, text.index("\\ude00") + 6
+    return lambda p: {"a": "x\ud83d"} if first <= len(p) < second else parse(p)
+
+
+def test_a_target_whose_strings_are_utf16_may_show_the_first_half_of_a_pair_while_the_string_arrives():
+    text = '{"a": "x\\ud83d\\ude00y"}'
+    assert list(_judged(_half_shown(text), text)) == ["string_not_prefix"]
+    assert _judged(_half_shown(text), text, Reading(utf16_strings=True)) == {}
+    # Not once the string has closed, and not a half the final string does not hold there.
+    closed = lambda p: {"a": "x\ud83d"} if p == text[:-1] else parse(p)  # noqa: E731
+    assert "string_not_prefix" in _judged(closed, text, Reading(utf16_strings=True))
+    other = lambda p: {"a": "x\ud83e"} if p.endswith("\\ud83d") else parse(p)  # noqa: E731
+    assert list(_judged(other, text, Reading(utf16_strings=True))) == ["string_not_prefix"]
 
 
 def test_same_keeps_json_types_apart():
