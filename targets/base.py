@@ -58,7 +58,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-__all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "Target", "BadReturn"]
+__all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "RELAXATIONS", "Target", "BadReturn"]
 
 LEVELS = ("events", "bytes", "sse", "partial", "producer")
 
@@ -75,6 +75,12 @@ PARTIAL_CLAIMS = frozenset({"exact-numbers"})
 #: string still arriving is judged as a prefix in those units.
 ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors", "exact-numbers", "values",
                         "utf16-strings"})
+#: What a library can be asked for, by the options its users pass, that a rule of the contract forbids:
+#: a target driven with such an option says so in ``Target.relaxations``, citing the library's documentation
+#: in its module, and the judge does not flag what was asked for (docs/contract.md, "How a target is judged").
+RELAXATIONS = {
+    "partial-numbers": "shows a number still arriving as the digits so far (partial-json-parser's Allow.NUM)",
+}
 
 
 class BadReturn(Exception):
@@ -103,6 +109,8 @@ class Target:
     #: the stream state it feeds): what this one and any of them get wrong is one root cause, reported
     #: under the target below.  One name may be given as a string.
     builds_on: tuple[str, ...] = ()
+    #: What the library was asked for that a rule forbids (:data:`RELAXATIONS`): not flagged.
+    relaxations: frozenset[str] = frozenset()
 
     def fn_for(self, dialect: str) -> Callable[..., Any]:
         """The function to run on cases of ``dialect``: ``extra["by_dialect"][dialect]`` if given, else :attr:`fn`."""
@@ -123,3 +131,6 @@ class Target:
         unknown = set(self.reports) - ALL_CLAIMS
         if unknown:
             raise ValueError(f"target {self.name!r}: unknown claims {sorted(unknown)}")
+        unknown = set(self.relaxations) - RELAXATIONS.keys()
+        if unknown:
+            raise ValueError(f"target {self.name!r}: unknown relaxations {sorted(unknown)}")

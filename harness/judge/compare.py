@@ -104,7 +104,7 @@ def compare(expected: Outcome, observation: Observation, target: Target,
         if observation.prefixes is None:
             raise ValueError(f"target {target.name!r} is at level partial: its observation has no prefixes")
         reading = Reading(exact_numbers="exact-numbers" in target.reports,
-                          utf16_strings="utf16-strings" in target.reports)
+                          utf16_strings="utf16-strings" in target.reports, relaxations=target.relaxations)
         return [Divergence(k, d, s) for k, d, s in compare_partial(texts_of(expected), observation.prefixes, reading)]
     if target.level == "producer":
         if observation.whole is None:

@@ -19,6 +19,7 @@ wrong to begin with.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -44,7 +45,8 @@ PARTIAL_KINDS = {
 
 @dataclass(frozen=True)
 class Reading:
-    """How a target's values are read: what its language holds them as (docs/contract.md, "Partial parsers")."""
+    """How a target's values are read: what its language holds them as, and what its users ask of it
+    (docs/contract.md, "Partial parsers")."""
 
     #: It tells ``1`` from ``1.0`` and keeps the sign of ``-0.0`` (Python does).  Without it (a language with
     #: one number type, speaking JSON over a pipe), a number is right when it is the same IEEE double.
@@ -52,6 +54,9 @@ class Reading:
     #: Its strings are sequences of UTF-16 code units (JavaScript): a string still arriving is a prefix of
     #: its final string in those units, and may end in the first half of a pair the final string holds whole.
     utf16_strings: bool = False
+    #: What the library was asked for that a rule forbids (``toolfuzz.targets.base.RELAXATIONS``): with
+    #: ``partial-numbers``, a number still arriving may be shown as the digits so far (and then grow).
+    relaxations: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -213,12 +218,21 @@ def _judge(value: Any, node: Node, path: str | None, at: _Prefix) -> None:
         if same(value, node.value, exact):
             return
         if at.length < node.end:
+            if "partial-numbers" in at.reading.relaxations and same(value, _so_far(node, at), exact):
+                return
             broken.setdefault("number_before_complete", f"{here} is {_brief(value)} while its text is still "
                                                         f"arriving; the final number is {_brief(node.value)}")
         else:
             broken.setdefault("scalar_differs", f"{here} is {_brief(value)}, not {_brief(node.value)}")
     elif not same(value, node.value, exact):
         broken.setdefault("scalar_differs", f"{here} is {_brief(value)}, not {_brief(node.value)}")
+
+
+def _so_far(node: Node, at: _Prefix) -> Any:
+    """The number the text of ``node`` that ``at`` holds reads as, up to its last digit (``1.5e-`` is 1.5,
+    ``-0.`` is 0); None while it holds no digit."""
+    digits = at.text[node.start:at.length].rstrip(".eE+-")
+    return json.loads(digits) if digits.lstrip("-") else None
 
 
 def _begins(whole: str, part: str, reading: Reading) -> bool:
@@ -263,7 +277,9 @@ def _taken_back(before: Any, after: Any, path: str | None, reading: Reading) -> 
         return None
     if isinstance(before, str):
         return None if _begins(after, before, reading) else f"{here} went from {_brief(before)} to {_brief(after)}"
-    if same(before, after, reading.exact_numbers):
+    if same(before, after, reading.exact_numbers) or ("partial-numbers" in reading.relaxations and _is_number(before)):
+        # Asked for partial numbers, each number shown is its digits so far or its final value (both judged at
+        # their own prefix): a later one can only have grown.
         return None
     return f"{here} went from {_brief(before)} to {_brief(after)}"
 

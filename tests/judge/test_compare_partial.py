@@ -143,3 +143,38 @@ def test_every_kind_is_documented():
     from tests.paths import ROOT
     contract = (ROOT / "docs" / "contract.md").read_text()
     assert [k for k in PARTIAL_KINDS if f"`{k}`" not in contract] == []
+
+
+ASKED = Reading(relaxations=frozenset({"partial-numbers"}))
+
+
+def _digits_so_far(text, key, so_far):
+    """A parser that shows the member ``key`` as ``so_far[what of its number has arrived]``, the reference's
+    value elsewhere."""
+    start = text.index(f'"{key}": ') + len(key) + 4
+
+    def show(p):
+        arrived = p[start:]
+        if len(p) > start and arrived in so_far:
+            shown = parse(p[:start - len(key) - 4].rstrip(", ") + "}") or {}
+            return shown if so_far[arrived] is None else {**shown, key: so_far[arrived]}
+        return parse(p)
+    return show
+
+
+def test_a_parser_asked_for_partial_numbers_may_show_the_digits_so_far_and_grow_them():
+    digits = _digits_so_far(TEXT, "n", {"1": 1, "12": 12})
+    assert list(_judged(digits)) == ["number_before_complete"]
+    assert _judged(digits, reading=ASKED) == {}
+    text = '{"f": -1.5e-3, "g": 7}'
+    so_far = {"-": None, "-1": -1, "-1.": -1, "-1.5": -1.5, "-1.5e": -1.5, "-1.5e-": -1.5, "-1.5e-3": -1.5e-3}
+    assert _judged(_digits_so_far(text, "f", so_far), text, ASKED) == {}
+
+
+def test_a_parser_asked_for_partial_numbers_is_held_to_the_digits_so_far():
+    # Another number, or a number where no digit has arrived, is still flagged.
+    assert list(_judged(_digits_so_far(TEXT, "n", {"1": 2, "12": 12}), reading=ASKED)) == ["number_before_complete"]
+    text = '{"f": -1.5e-3, "g": 7}'
+    assert list(_judged(_digits_so_far(text, "f", {"-": 0}), text, ASKED)) == ["number_before_complete"]
+    # A key shown and then gone is still taken back.
+    assert list(_judged(_digits_so_far(TEXT, "n", {"1": 1, "12": None}), reading=ASKED)) == ["value_taken_back"]

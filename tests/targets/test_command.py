@@ -362,6 +362,19 @@ def test_a_partial_program_is_judged_on_numbers_by_value_unless_it_claims_exact_
     assert _handshake(claimed, "events")["claims"] == ["exact-numbers"]
 
 
+@pytest.mark.parametrize("relaxations", ['"partial-numbers"', '["partial-numbers", "all"]', '[{"a": 1}]'])
+def test_a_program_says_what_its_library_was_asked_for_and_nothing_else(relaxations):
+    from toolfuzz.targets.command import CommandError, _handshake
+    hello = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial"}'
+    assert _handshake(hello, "events")["relaxations"] == []
+    asked = (b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial", '
+             b'"relaxations": ["partial-numbers"]}')
+    assert _handshake(asked, "events")["relaxations"] == ["partial-numbers"]
+    bad = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "relaxations": %s}' % relaxations.encode()
+    with pytest.raises(CommandError, match="'relaxations' must be a list drawn from partial-numbers"):
+        _handshake(bad, "events")
+
+
 def test_a_served_partial_parser_runs_over_the_pipe_one_prefix_a_request():
     import sys
     from toolfuzz.judge.compare import compare
