@@ -85,7 +85,7 @@ class Fixture:
     #: What goes wrong for a user of the library, one line written by a person; optional.
     statement: str = ""
     #: Regression ranges found by ``toolfuzz bisect --record``, by target: ``{"package", "tested": {version:
-    #: "fails" | "passes" | "error"}, "introduced", "fixed"}`` (oldest release first).
+    #: "fails" | "passes" | "changed" | "error"}, "introduced", "fixed"}`` (oldest release first).
     history: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -120,6 +120,8 @@ def history_text(entry: dict[str, Any]) -> str:
     fails = sorted((v for v, verdict in tested.items() if verdict == "fails"), key=version_key)
     package = entry.get("package", "?")
     if not fails:
+        if any(verdict == "changed" for verdict in tested.values()):
+            return f"{package}: the recorded root cause on no release tested"
         return f"{package}: passes on every release tested"
     text = f"{package} {fails[0]}" + (f" – {fails[-1]}" if fails[-1] != fails[0] else "")
     return text + (f", fixed in {entry['fixed']}" if entry.get("fixed") else "")
@@ -299,8 +301,8 @@ class _Reader:
             self.typed(entry, dict, path, "an object")
             self.get(entry, "package", str, path, "a string")
             for version, verdict in self.get(entry, "tested", dict, path, "an object").items():
-                if verdict not in ("fails", "passes", "error"):
-                    raise self.fail(f"{path}.tested.{_key(version)}", f"must be fails, passes or error, not "
+                if verdict not in ("fails", "passes", "changed", "error"):
+                    raise self.fail(f"{path}.tested.{_key(version)}", f"must be fails, passes, changed or error, not "
                                     f"{_short(str(verdict))!r}")
             for key in ("introduced", "fixed"):
                 self.get(entry, key, (str, type(None)), path, "a release or null", None)

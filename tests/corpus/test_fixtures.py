@@ -184,8 +184,10 @@ def test_a_recorded_regression_range_round_trips_and_reads_as_a_range():
     stored = {"package": "jiter", "fixed": "0.11.0",
               "tested": {"0.10.0": "fails", "0.11.0": "passes", "0.8.0": "fails", "0.9.1": "fails"}}
     assert history_text(stored) == "jiter 0.8.0 – 0.10.0, fixed in 0.11.0"
+    moved = {"package": "jiter", "tested": {"0.8.0": "changed", "0.9.1": "passes"}}
+    assert history_text(moved) == "jiter: the recorded root cause on no release tested"
     bad = json.loads(dumps(f))
     bad["history"]["openai-stream-state"]["tested"]["1.4.0"] = "maybe"
-    with pytest.raises(FixtureError, match=r"history\.openai-stream-state\.tested\.1\.4\.0: must be fails, passes "
-                                           r"or error, not 'maybe'"):
+    with pytest.raises(FixtureError, match=r"history\.openai-stream-state\.tested\.1\.4\.0: must be fails, passes, "
+                                           r"changed or error, not 'maybe'"):
         loads(json.dumps(bad))
