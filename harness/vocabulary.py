@@ -156,6 +156,11 @@ class Call:
     #: left out).  Known by construction; the ``partial`` level parses the prefixes ending there.  Not part
     #: of what the call is: two calls with the same text are the same call however it was cut.
     cuts: tuple[int, ...] = field(default=(), compare=False)
+    #: Whether the wire gave the call its index.  False where it sent none (``index-missing``,
+    #: ``index-null``) and ``index`` is only its position in the choice, which the contract numbers it by:
+    #: a target is not held to a number the wire never sent (docs/contract.md, "How a target is judged").
+    #: Not part of what the call is, like ``cuts``.
+    indexed: bool = field(default=True, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -168,6 +173,8 @@ class Call:
         }
         if self.cuts:
             doc["cuts"] = list(self.cuts)
+        if not self.indexed:
+            doc["indexed"] = False
         return doc
 
 

@@ -31,10 +31,8 @@ from typing import Any, Callable, Mapping
 
 from hypothesis import reject, strategies as st
 
+from toolfuzz.schemas.patterns import python_pattern, python_schema, validator as ecma_validator
 from toolfuzz.strategies.stage import Drawer, boolean, integer, opaque, pick, stage
-from jsonschema import Draft202012Validator
-from jsonschema.validators import validator_for
-
 from toolfuzz.vocabulary import Tool
 from toolfuzz.strategies.formats import FORMATS
 from toolfuzz.strategies.values import integers, json_values, numbers, strings
@@ -69,9 +67,8 @@ class Unsupported(Exception):
 
 
 def validator(schema: Mapping[str, Any]) -> Any:
-    # No format checker: the reference does not assert formats either.
-    cls = validator_for(schema, default=Draft202012Validator)
-    return cls(schema)
+    # The reference's own (toolfuzz.schemas.patterns): patterns read as ECMA-262 reads them, no formats asserted.
+    return ecma_validator(schema)
 
 
 def _freeze(schema: Mapping[str, Any]) -> str:
@@ -97,7 +94,8 @@ def _cached(frozen: str) -> st.SearchStrategy[Any]:
             from hypothesis_jsonschema import from_schema
 
             # hypothesis-jsonschema knows the date and time formats but not uuid.
-            fallback = from_schema(schema, custom_formats={"uuid": FORMATS["uuid"]}).filter(ok)
+            # Handed the patterns as Python reads them: it compiles and draws them with re.
+            fallback = from_schema(python_schema(schema), custom_formats={"uuid": FORMATS["uuid"]}).filter(ok)
             return _valid_values(functools.partial(opaque, strategy=fallback), ok, fallback)
         try:
             gen = compile_schema(schema, lenient=True)
@@ -285,8 +283,9 @@ class _Compiler:
         lo, hi = schema.get("minLength", 0), schema.get("maxLength")
         if "pattern" in schema:
             # JSON Schema patterns search, they do not match the whole string,
-            # which is exactly what from_regex draws without fullmatch.
-            base = st.from_regex(schema["pattern"])
+            # which is exactly what from_regex draws without fullmatch; read as ECMA-262 reads them ($ is
+            # the end, never before a final newline).
+            base = st.from_regex(python_pattern(schema["pattern"]))
             return functools.partial(opaque, strategy=base.filter(lambda s: lo <= len(s) and (hi is None or len(s) <= hi)))
         fmt = FORMATS.get(schema.get("format", ""))
         if fmt is not None:

@@ -1,7 +1,7 @@
 """A target that is another program: one long-running child process, one JSON line in and one out per case.
 
 ``--target cmd:"node assemble.js"`` starts the command once, reads its
-handshake line (name, version, level, claims, dialects), and from then on
+handshake line (name, version, level, claims, dialects, relaxations), and from then on
 each case is one request line written to its stdin and one answer line read
 from its stdout.  docs/subprocess.md is the protocol; this module is the
 harness's side of it.
@@ -44,7 +44,7 @@ import weakref
 from typing import Any, BinaryIO
 
 from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS
-from toolfuzz.targets.base import ALL_CLAIMS, BadReturn, LEVELS, PLAIN_CLAIMS, Target
+from toolfuzz.targets.base import ALL_CLAIMS, BadReturn, LEVELS, PLAIN_CLAIMS, RELAXATIONS, Target
 
 __all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
            "command_target", "HANDSHAKE_SECONDS"]
@@ -295,13 +295,17 @@ def _handshake(line: bytes, default_level: str) -> dict[str, Any]:
     claims = doc.get("claims", [] if level == "partial" else sorted(PLAIN_CLAIMS))
     if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims) or set(claims) - ALL_CLAIMS:
         raise CommandError(f"handshake field 'claims' must be a list drawn from {', '.join(sorted(ALL_CLAIMS))}")
+    relaxations = doc.get("relaxations", [])
+    if not isinstance(relaxations, list) or not all(isinstance(r, str) and r in RELAXATIONS for r in relaxations):
+        raise CommandError(f"handshake field 'relaxations' must be a list drawn from {', '.join(RELAXATIONS)}")
     dialects = doc.get("dialects", list(DIALECTS))
     if not isinstance(dialects, list) or not all(isinstance(d, str) for d in dialects):
         raise CommandError("handshake field 'dialects' must be a list of strings")
     if not set(dialects) & set(DIALECTS + TEXT_DIALECTS):
         raise CommandError(f"handshake field 'dialects' names none that toolfuzz generates "
                            f"({', '.join(DIALECTS + TEXT_DIALECTS)})")
-    return {"name": name, "version": version, "level": level, "claims": claims, "dialects": dialects}
+    return {"name": name, "version": version, "level": level, "claims": claims, "dialects": dialects,
+            "relaxations": relaxations}
 
 
 def _request(number: int, level: str, dialect: str, arg: Any, tools: Any = ()) -> bytes:
@@ -382,6 +386,7 @@ def command_target(argv: list[str], *, level: str = "events", summary: str = "",
     # A producer parses against the request's tools: they go with each case (docs/subprocess.md).
     return Target(name=hello["name"], fn=child, level=hello["level"], reports=frozenset(hello["claims"]),
                   dialects=tuple(hello["dialects"]), version=hello["version"],
+                  relaxations=frozenset(hello["relaxations"]),
                   takes_request=hello["level"] == "producer",
                   summary=summary or f"{' '.join(argv)} over the subprocess protocol",
                   extra={"prepare": child.prepare, "child": child})

@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Replay fixture files (or folders of them) on the reference and on targets, and print a "
         "matrix of fixtures by targets. With no --target, each fixture runs on the built-in targets it "
         "records. A target recorded as diverging is expected to diverge: it is reported as 'still fails', "
+        "as 'changed' when it diverges another way (another kind, or a raise at another crash state), "
         "or as 'fixed' once it agrees. Exit 0 when every cell is as expected, 1 when a target diverges "
         "where it was not recorded to (or the reference disagrees with a fixture), 2 for a usage error.")
     p.add_argument("paths", nargs="+", metavar="PATH", help="fixture file, or folder of *.json fixtures")

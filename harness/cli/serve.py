@@ -34,8 +34,11 @@ def run(args: argparse.Namespace) -> int:
     if target.takes_request and target.level != "producer":
         raise UsageError(f"{args.target} needs the case's tools and limits, which the protocol does not carry")
     out = sys.stdout.buffer
-    _write(out, {"protocol": PROTOCOL, "name": target.name, "version": target.version, "level": target.level,
-                 "claims": sorted(target.reports), "dialects": list(target.dialects)})
+    hello = {"protocol": PROTOCOL, "name": target.name, "version": target.version, "level": target.level,
+             "claims": sorted(target.reports), "dialects": list(target.dialects)}
+    if target.relaxations:
+        hello["relaxations"] = sorted(target.relaxations)
+    _write(out, hello)
     for line in sys.stdin:
         _write(out, _answer(target, line))
     return 0

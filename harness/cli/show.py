@@ -16,7 +16,7 @@ from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.vocabulary import Case, text_format
 from toolfuzz.errors import UsageError
-from toolfuzz.corpus.fixtures import Fixture, FixtureError, load
+from toolfuzz.corpus.fixtures import Fixture, FixtureError, load, printable
 from toolfuzz.targets.reference import ASSEMBLERS
 from toolfuzz.targets.reference.events import ArgumentsAppended, CallOpened, ChoiceFinished, ChunkReceived, StreamEnded
 from toolfuzz.targets.reference.typed import CallStopped
@@ -37,7 +37,9 @@ def run(args: argparse.Namespace) -> int:
         fixture = load(args.fixture)
     except FixtureError as e:
         raise UsageError(str(e)) from None
-    sys.stdout.write(render(fixture))
+    # A fixture may hold lone UTF-16 halves (what a parser showed) and control characters: escaped, they reach
+    # any terminal and any encoding, where a lone half would end the command in a UnicodeEncodeError.
+    sys.stdout.write(printable(render(fixture)))
     return 0
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import math
 import os
@@ -84,7 +85,7 @@ class Fixture:
     #: What goes wrong for a user of the library, one line written by a person; optional.
     statement: str = ""
     #: Regression ranges found by ``toolfuzz bisect --record``, by target: ``{"package", "tested": {version:
-    #: "fails" | "passes" | "error"}, "introduced", "fixed"}`` (oldest release first).
+    #: "fails" | "passes" | "changed" | "error"}, "introduced", "fixed"}`` (oldest release first).
     history: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -119,6 +120,8 @@ def history_text(entry: dict[str, Any]) -> str:
     fails = sorted((v for v, verdict in tested.items() if verdict == "fails"), key=version_key)
     package = entry.get("package", "?")
     if not fails:
+        if any(verdict == "changed" for verdict in tested.values()):
+            return f"{package}: the recorded root cause on no release tested"
         return f"{package}: passes on every release tested"
     text = f"{package} {fails[0]}" + (f" – {fails[-1]}" if fails[-1] != fails[0] else "")
     return text + (f", fixed in {entry['fixed']}" if entry.get("fixed") else "")
@@ -278,6 +281,8 @@ class _Reader:
         limits = self.limits(doc.get("limits"))
         reads = self.wire(self.get(doc, "wire", dict, "", "an object"))
         expected = self.outcome(self.get(doc, "expected", dict, "", "an object"), "expected")
+        if not any("indexed" in c for c in doc["expected"]["calls"]):
+            expected = _unindexed_by_profile(expected, dialect, features)
         observed = self.get(doc, "observed", dict, "", "an object", {})
         for key, value in observed.items():
             self.typed(value, dict, f"observed.{_key(key)}", "an object")
@@ -296,8 +301,8 @@ class _Reader:
             self.typed(entry, dict, path, "an object")
             self.get(entry, "package", str, path, "a string")
             for version, verdict in self.get(entry, "tested", dict, path, "an object").items():
-                if verdict not in ("fails", "passes", "error"):
-                    raise self.fail(f"{path}.tested.{_key(version)}", f"must be fails, passes or error, not "
+                if verdict not in ("fails", "passes", "changed", "error"):
+                    raise self.fail(f"{path}.tested.{_key(version)}", f"must be fails, passes, changed or error, not "
                                     f"{_short(str(verdict))!r}")
             for key in ("introduced", "fixed"):
                 self.get(entry, key, (str, type(None)), path, "a release or null", None)
@@ -390,6 +395,7 @@ class _Reader:
                 arguments=arguments,
                 status=status,
                 cuts=self.cuts(c, cp, len(arguments)),
+                indexed=self.get(c, "indexed", bool, cp, "a boolean", True),
             ))
         error = None
         if obj.get("error") is not None:
@@ -413,6 +419,18 @@ class _Reader:
                                                      "(cuts ascend strictly inside the arguments)")
             previous = cut
         return tuple(cuts)
+
+
+#: The profiles under which no tool-call entry carries an index (toolfuzz.strategies.plan).
+_UNINDEXED_PROFILES = frozenset({"index-missing", "index-null"})
+
+
+def _unindexed_by_profile(expected: Outcome, dialect: str, features: list[str]) -> Outcome:
+    """A fixture written before calls recorded ``indexed``: under these profiles the wire gave no call an
+    index, and the features name the profiles the case was drawn with."""
+    if dialect != "openai-chat" or not _UNINDEXED_PROFILES & set(features):
+        return expected
+    return dataclasses.replace(expected, calls=tuple(dataclasses.replace(c, indexed=False) for c in expected.calls))
 
 
 def outcome_from_json(obj: Any, source: str = "<outcome>") -> Outcome:

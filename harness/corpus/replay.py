@@ -10,15 +10,23 @@ A cell's *verdict* says whether it is what the fixture leads us to expect:
 
 * ``ok``          agrees, and nothing else was recorded;
 * ``fixed``       recorded as diverging, now agrees (a library fixed its bug);
-* ``still fails`` recorded as diverging, still diverges with the recorded kind;
+* ``still fails`` recorded as diverging, still diverges with the recorded root
+  cause: its kind, and for a raise, its crash state;
 * ``changed``     recorded as diverging, still diverges, but no longer with the
-  recorded kind;
+  recorded root cause (another kind, or another raise: another exception, or
+  the same one raised somewhere else);
 * ``unexpected``  diverges (or raises, times out, is blocked) and was not
   recorded as diverging; on the reference, anything but agreement.
 * ``skipped``     recorded but not run.
 
 Only ``unexpected`` cells fail a replay.  The reference is never excused by
 a recorded divergence: a fixture it disagrees with is a fixture to fix.
+
+Fixed means the recorded root cause is gone, as ClusterFuzz decides it: a
+raise is known by its crash state (``toolfuzz.judge.sandbox.crash_state``),
+so a release that raises something else, in another function, has not kept
+the bug; it is ``changed``, with both crash states shown
+(:class:`RootCause`, which ``toolfuzz bisect`` follows too).
 """
 
 from __future__ import annotations
@@ -42,12 +50,31 @@ from toolfuzz.targets.reference import ASSEMBLERS
 from toolfuzz.targets.registry import REFERENCE, REFERENCE_SSE, builtin_targets
 from toolfuzz.vocabulary import Case, text_format
 
-__all__ = ["VERDICTS", "Loaded", "Cell", "Report", "load_fixtures", "replay", "state_of"]
+__all__ = ["VERDICTS", "RootCause", "Loaded", "Cell", "Report", "load_fixtures", "replay", "state_of"]
 
 REFERENCE_NAME = REFERENCE.name
 VERDICTS = ("ok", "fixed", "still fails", "changed", "unexpected", "skipped")
 #: What a cell did, from the first divergence kind: these kinds have their own word.
 _STATE_OF_KIND = {"blocked_action": "blocked", "timed_out": "timeout", "raised": "raises"}
+
+
+@dataclass(frozen=True)
+class RootCause:
+    """What a fixture records a target getting wrong: the kind (None: any divergence is it) and, where one was
+    recorded, the crash state it was raised at."""
+
+    kind: str | None = None
+    state: str = ""
+
+    def verdict(self, divergences: list[Divergence] | tuple[Divergence, ...]) -> str:
+        """``passes`` (no divergence), ``fails`` (this root cause is among them) or ``changed`` (the target diverges
+        another way: another kind, or a raise at another crash state)."""
+        if not divergences:
+            return "passes"
+        if self.kind is None or any(d.kind == self.kind and (not self.state or d.state == self.state)
+                                    for d in divergences):
+            return "fails"
+        return "changed"
 
 
 @dataclass(frozen=True)
@@ -63,6 +90,20 @@ class Loaded:
         entry = self.fixture.observed.get(target) or {}
         return entry.get("verdict") == "diverges", entry.get("kind")
 
+    def root_cause(self, target: str) -> RootCause:
+        """The root cause recorded for ``target``: its kind, and the crash state its observation recorded (or,
+        for a fixture written before observations held one, the one ``found`` records for the target it was
+        found on)."""
+        entry = self.fixture.observed.get(target) or {}
+        kind = entry.get("kind") if isinstance(entry.get("kind"), str) else None
+        observation = entry.get("observation")
+        state = observation.get("crash_state") if isinstance(observation, dict) else None
+        found = self.fixture.found
+        signature = found.get("signature")
+        if not state and isinstance(signature, str) and signature.startswith(f"{target}/{kind}"):
+            state = found.get("crash_state")
+        return RootCause(kind, state if isinstance(state, str) else "")
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -73,6 +114,8 @@ class Cell:
     divergences: tuple[Divergence, ...] = ()
     recorded: bool = False
     recorded_kind: str | None = None
+    #: The crash state the recorded divergence was raised at, where one was recorded.
+    recorded_state: str = ""
     reason: str = ""  # why a cell was skipped
     seconds: float = 0.0
     version: str = ""  # of the target as it ran
@@ -89,6 +132,23 @@ class Cell:
     def unexpected(self) -> bool:
         return self.verdict == "unexpected"
 
+    @property
+    def shown(self) -> Divergence | None:
+        """The divergence to show: the one of the recorded kind, where there is one, else the first."""
+        return next((d for d in self.divergences if d.kind == self.recorded_kind), None) or (
+            self.divergences[0] if self.divergences else None)
+
+    def recorded_note(self) -> str:
+        """`` (recorded: kind)`` for a cell recorded as diverging, and for a raise that moved both crash states:
+        what a person compares to see that the root cause is another."""
+        if not self.recorded or not self.recorded_kind:
+            return ""
+        shown = self.shown
+        if self.recorded_state and shown is not None and shown.kind == self.recorded_kind and shown.state \
+                and shown.state != self.recorded_state:
+            return f" (now at {shown.state}; recorded: {self.recorded_kind} at {self.recorded_state})"
+        return f" (recorded: {self.recorded_kind})"
+
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
             "fixture": str(self.fixture.path),
@@ -97,13 +157,16 @@ class Cell:
             "verdict": self.verdict,
             "kind": self.kind,
             "detail": self.detail or None,
-            "divergences": [{"kind": d.kind, "detail": d.detail} for d in self.divergences],
+            "divergences": [{"kind": d.kind, "detail": d.detail, **({"crash_state": d.state} if d.state else {})}
+                            for d in self.divergences],
         }
         if self.recorded:
             # The question a reader of a recorded finding asks: is it still there?
             doc["recorded"] = {"kind": self.recorded_kind,
                                "reproduces": self.verdict == "still fails",
                                "fixed": self.verdict == "fixed"}
+            if self.recorded_state:
+                doc["recorded"]["crash_state"] = self.recorded_state
             version = recorded_version(self.fixture.fixture, self.target)
             if version:
                 doc["recorded"]["version"] = version
@@ -330,17 +393,18 @@ def judged(case: Case, target: Target, timeout: float, payloads: list[bytes] | N
 
 def _cell(loaded: Loaded, name: str, divergences: list[Divergence], seconds: float, version: str = "") -> Cell:
     recorded, recorded_kind = loaded.recorded(name)
+    root = loaded.root_cause(name) if recorded else RootCause()
     state = state_of(divergences)
     if state == "ok":
         verdict = "fixed" if recorded and name != REFERENCE_NAME else "ok"
     elif name == REFERENCE_NAME or not recorded:
         verdict = "unexpected"
-    elif recorded_kind is None or recorded_kind in {d.kind for d in divergences}:
+    elif root.verdict(divergences) == "fails":
         verdict = "still fails"
     else:
         verdict = "changed"
-    return Cell(loaded, name, state, verdict, tuple(divergences), recorded, recorded_kind, seconds=seconds,
-                version=version)
+    return Cell(loaded, name, state, verdict, tuple(divergences), recorded, recorded_kind, root.state,
+                seconds=seconds, version=version)
 
 
 def _reference_cell(loaded: Loaded, timeout: float) -> Cell:

@@ -15,12 +15,11 @@ def render_check(result: CheckReport) -> str:
         cells = result.classes[name]
         lines.append(f"{name}: {len(cells)}")
         for c in cells:
-            shown = next((d for d in c.divergences if d.kind == c.recorded_kind), None) or (
-                c.divergences[0] if c.divergences else None)
+            shown = c.shown
             what = fixed_in(c) if c.verdict == "fixed" else (
                 f"{shown.kind}: {shown.detail}" if shown else c.detail or c.state)
-            if name in ("changed", "must fail, passes") and c.recorded_kind:
-                what += f" (recorded: {c.recorded_kind})"
+            if name in ("changed", "must fail, passes"):
+                what += c.recorded_note()
             lines.append(_one_line(f"  {c.target}  {c.fixture.path}  {what}"))
             if c.fixture.fixture.statement:
                 lines.append(_one_line(f"    {c.fixture.fixture.statement}"))

@@ -71,11 +71,12 @@ def render(report: Report, width: int = 120) -> str:
         for c in notable:
             text = f"{c.fixture.label} x {c.target}: {c.verdict}"
             if c.divergences:
-                text += f": {c.kind}: {c.detail}"
+                shown = c.shown if c.verdict == "changed" else c.divergences[0]
+                text += f": {shown.kind}: {shown.detail}"
             if c.verdict == "fixed":
                 text = f"{c.fixture.label} x {c.target}: {fixed_in(c)}"
-            if c.verdict in ("changed", "fixed") and c.recorded_kind:
-                text += f" (recorded: {c.recorded_kind})"
+            if c.verdict in ("changed", "fixed"):
+                text += c.recorded_note()
             text = printable(" ".join(text.split()))
             # A terminal folds a long detail line harmlessly; only a runaway one is cut.
             lines.append("  " + (text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL - 3] + "..."))

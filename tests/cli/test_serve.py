@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+from tests.adapter_checks import require
 from tests.streams import chunk, frag, head
 
 PROTOCOL = "toolfuzz-subprocess/1"
@@ -45,6 +46,14 @@ def test_a_partial_parser_answers_each_prefix_with_its_value_or_its_raise():
     assert second == {"value": {"a": [1, "x"], "n": -0.0}} and str(second["value"]["n"]) == "-0.0"
     assert third["error"]["type"] == "ValueError" and "toolfuzz.targets.reference.partial" in third["error"]["crash_state"]
     assert set(fourth) == {"protocol_error"}
+
+
+def test_a_served_target_keeps_what_its_library_was_asked_for():
+    require("partial_json_parser")
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "serve", "partial-json-parser"], input="",
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["relaxations"] == ["partial-numbers"]
 
 
 def test_two_lone_surrogate_halves_a_library_left_unjoined_come_back_as_two():

@@ -1,5 +1,9 @@
 """``toolfuzz show``: a fixture as a timeline a person can read."""
 
+import os
+import re
+import subprocess
+import sys
 
 import pytest
 
@@ -83,3 +87,25 @@ def test_a_producer_finding_shows_its_batches_what_the_model_wrote_and_what_the_
     assert "text: 158 characters in 5 batches" in out and "batch 2  ', \"arguments\": {\"location\":\"\"}}\\n</tool_call>\\n\\n'" in out
     assert "  call 1  get_weather  '{\"location\":\"\"}'" in out
     assert "  streamed: 0 get_weather" in out and "    content: '\\n</tool_call>\\n\\n'" in out
+
+
+#: Fixtures that hold a lone UTF-16 half somewhere (as a \\udXXX escape in their JSON): what a parser showed,
+#: what a library handed on, a wire cut between the halves.
+LONE_HALVES = [p for p in FIXTURES if re.search(r"\\ud[89a-f][0-9a-f]{2}", p.read_text(encoding="utf-8"))]
+
+
+@pytest.mark.parametrize("path", LONE_HALVES, ids=lambda p: p.name[:60])
+def test_a_fixture_holding_lone_surrogates_is_shown_on_a_plain_utf_8_terminal(path):
+    # A real process with the stdout a terminal gives it (strict UTF-8), no PYTHONIOENCODING to soften it.
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "PYTHONUTF8")}
+    env["LC_ALL"] = "C.UTF-8"
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "show", str(path)], capture_output=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-600:]
+    out = done.stdout.decode("utf-8")  # strict: every byte is UTF-8
+    assert out.splitlines()[0].startswith(load(path).name[:40])
+
+
+def test_the_lone_surrogate_fixtures_include_what_a_partial_parser_showed():
+    names = [p.name for p in LONE_HALVES]
+    assert any("string_not_prefix" in n for n in names) and any("utf16-halves" in n for n in names)

@@ -362,6 +362,19 @@ def test_a_partial_program_is_judged_on_numbers_by_value_unless_it_claims_exact_
     assert _handshake(claimed, "events")["claims"] == ["exact-numbers"]
 
 
+@pytest.mark.parametrize("relaxations", ['"partial-numbers"', '["partial-numbers", "all"]', '[{"a": 1}]'])
+def test_a_program_says_what_its_library_was_asked_for_and_nothing_else(relaxations):
+    from toolfuzz.targets.command import CommandError, _handshake
+    hello = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial"}'
+    assert _handshake(hello, "events")["relaxations"] == []
+    asked = (b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial", '
+             b'"relaxations": ["partial-numbers"]}')
+    assert _handshake(asked, "events")["relaxations"] == ["partial-numbers"]
+    bad = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "relaxations": %s}' % relaxations.encode()
+    with pytest.raises(CommandError, match="'relaxations' must be a list drawn from partial-numbers"):
+        _handshake(bad, "events")
+
+
 def test_a_served_partial_parser_runs_over_the_pipe_one_prefix_a_request():
     import sys
     from toolfuzz.judge.compare import compare
@@ -378,7 +391,7 @@ def test_a_served_partial_parser_runs_over_the_pipe_one_prefix_a_request():
         target.extra["child"].stop()
 
 
-def test_the_ai_sdk_partial_parser_runs_at_the_partial_level_with_numbers_compared_by_value():
+def test_the_ai_sdk_partial_parser_is_judged_on_doubles_and_on_strings_as_utf16():
     from tests.adapter_checks import PARTIAL_EXAMPLE
     from toolfuzz.judge.sandbox import observe
     from toolfuzz.vocabulary import COMPLETE, Call, Case, Outcome
@@ -387,10 +400,19 @@ def test_the_ai_sdk_partial_parser_runs_at_the_partial_level_with_numbers_compar
     try:
         wanted = json.loads((example / "package-lock.json").read_text())["packages"]["node_modules/ai"]["version"]
         assert (target.name, target.level, target.version, target.reports) == (
-            "ai-sdk-parse-partial-json", "partial", wanted, frozenset())
+            "ai-sdk-parse-partial-json", "partial", wanted, frozenset({"utf16-strings"}))
         # 1.0 comes back as 1 (one number type): by value, that is the same number; 12 shown as 1 is not.
         case = Case(reads=(), expected=Outcome((Call(0, 0, "c", "f", '{"x": 1.0, "n": 12}', COMPLETE),)))
         seen = observe(target, case, timeout=60.0)
+        assert [d.kind for d in compare(case.expected, seen, target)] == ["number_before_complete"]
+        # 2**64 comes back as 18446744073709552000, the same double; a string cut between the halves of a
+        # pair ends in the first half, a prefix in UTF-16 code units.  Judged on a number with nothing to cut.
+        text = '{"s": "x\\ud83d\\ude00y", "big": 18446744073709551616}'
+        case = Case(reads=(), expected=Outcome((Call(0, 0, "c", "f", text, COMPLETE),)))
+        seen = observe(target, case, timeout=60.0)
+        shown = {p.length: p.value for p in seen.prefixes}
+        assert shown[len(text)] == {"s": "x\U0001f600y", "big": 18446744073709552000}
+        assert shown[text.index("\\ude00")] == {"s": "x\ud83d"}
         assert [d.kind for d in compare(case.expected, seen, target)] == ["number_before_complete"]
     finally:
         target.extra["child"].stop()
