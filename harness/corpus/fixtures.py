@@ -37,7 +37,7 @@ import json
 import math
 import os
 import re
-import tempfile
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,12 +149,13 @@ def dumps(fixture: Fixture) -> str:
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never half.
 
-    Text is written as UTF-8 with LF line ends; bytes as they are.
+    Text is written as UTF-8 with LF line ends; bytes as they are.  The file gets the mode any new file of
+    the process gets (0644 under umask 022): a fixture or a report is for the next user and CI to read.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = _fresh(target)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(raw)
@@ -167,6 +168,20 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _fresh(target: Path) -> tuple[int, str]:
+    """A new file beside ``target`` to write it through, open for writing.
+
+    Not tempfile.mkstemp: that makes every file 0600 whatever the umask, and os.replace keeps the mode.
+    Opened with 0666, the kernel takes the umask off, as for any file the process creates.
+    """
+    while True:
+        tmp = str(target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666), tmp
+        except FileExistsError:
+            continue
 
 
 def iter_fixture_paths(paths: list[str]) -> list[Path]:
