@@ -17,6 +17,7 @@ from toolfuzz.judge.child import ISOLATED_KINDS
 from toolfuzz.judge.compare import KINDS
 from toolfuzz.corpus.fixtures import Fixture, FixtureError, dumps, load, write_atomic
 from toolfuzz.engine.events import Event, Finding, Found
+from toolfuzz.errors import UsageError
 
 __all__ = ["fixture_for", "path_for", "save", "save_fixture", "FindingWriter"]
 
@@ -101,7 +102,11 @@ class FindingWriter:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Found):
-            path, what = save(self.root, event.finding)
+            try:
+                path, what = save(self.root, event.finding)
+            except OSError as e:  # the folder was checked before the run (toolfuzz.errors.need_writable)
+                raise UsageError(f"{path_for(self.root, event.finding)}: cannot write the finding: "
+                                 f"{e.strerror or e}") from None
             # A finding with fewer features replaces the ones it is more general than: their files,
             # written earlier in this run, go (a file that was there before the run is left alone).
             for old in event.replaces:
