@@ -34,13 +34,14 @@ from typing import Any, Callable
 from toolfuzz import __version__
 from toolfuzz.judge.compare import KINDS, Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
-from toolfuzz.errors import UsageError
+from toolfuzz.errors import Exit, UsageError
 from toolfuzz.corpus.findings import path_for
 from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, write_atomic
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.vocabulary import Case, version_key
 from toolfuzz.judge.sandbox import Observation, observe
-from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, fixed_in, fixed_text, load_fixtures, replay
+from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, fixed_in, fixed_text, load_fixtures, read_fixtures, \
+    replay
 from toolfuzz.engine.events import Finding, signature_of
 from toolfuzz.engine.known import Known, Root, depths
 from toolfuzz.strategies import PLAIN_FEATURES
@@ -483,14 +484,18 @@ class CheckReport:
 
     @property
     def exit_code(self) -> int:
-        """1 when the reference disagrees with a fixture or a self-test fixture no longer fails; else 0."""
-        return 1 if self.classes["reference disagrees"] or self.classes["must fail, passes"] else 0
+        """1 when the reference disagrees with a fixture or a self-test fixture no longer fails; else 2 when a
+        fixture could not be read; else 0."""
+        if self.classes["reference disagrees"] or self.classes["must fail, passes"]:
+            return Exit.FOUND
+        return Exit.USAGE if self.report.unreadable else Exit.OK
 
     def to_json(self) -> dict[str, Any]:
         return {
             "toolfuzz": __version__,
             "fixtures": len(self.report.fixtures),
             "classes": {name: [_cell_json(c) for c in cells] for name, cells in self.classes.items()},
+            "unreadable": [u.to_json() for u in self.report.unreadable],
             "exit": self.exit_code,
         }
 
@@ -514,8 +519,10 @@ def classify(cell: Cell, selftest: set[str]) -> str | None:
 
 
 def check(paths: list[str], given: list[Target] | None = None, timeout: float = 5.0) -> CheckReport:
-    """Replay every fixture under ``paths`` and sort what each recorded target does now."""
-    report = replay(load_fixtures(paths), given, timeout)
+    """Replay every fixture under ``paths`` and sort what each recorded target does now; a fixture that cannot
+    be read is reported (``report.unreadable``), and the others replayed."""
+    loaded, unreadable = read_fixtures(paths)
+    report = replay(loaded, given, timeout, unreadable)
     selftest = {t.name for t in SELFTEST}  # mutants: each of their fixtures must fail
     classes: dict[str, list[Cell]] = {name: [] for name in CLASSES}
     for cell in report.cells:
