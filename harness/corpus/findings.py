@@ -19,17 +19,29 @@ from toolfuzz.corpus.fixtures import Fixture, FixtureError, dumps, load, write_a
 from toolfuzz.engine.events import Event, Finding, Found
 from toolfuzz.errors import UsageError
 
-__all__ = ["fixture_for", "path_for", "save", "save_fixture", "FindingWriter"]
+__all__ = ["fixture_for", "path_for", "target_folder", "save", "save_fixture", "FindingWriter"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+#: A target's folder may keep the @ of ``NAME@ENVIRONMENT``.
+_UNSAFE_FOLDER = re.compile(r"[^A-Za-z0-9._+@-]+")
 
 
-def _slug(text: str, limit: int = 80) -> str:
-    slug = _UNSAFE.sub("-", text).strip("-") or "target"
+def _slug(text: str, limit: int = 80, safe: re.Pattern[str] = _UNSAFE) -> str:
+    slug = safe.sub("-", text).strip("-") or "target"
     if len(slug) > limit:
         digest = hashlib.sha1(text.encode()).hexdigest()[:8]
         slug = f"{slug[: limit - 9]}-{digest}"
     return slug
+
+
+def target_folder(name: str) -> str:
+    """The folder a target's findings go in: its name where that is safe as a folder name, else a slug of it
+    with a digest of the name, so that no two names share a folder (``a/b.py:f`` and ``a-b.py-f``) and none
+    leaves ``root`` (``..``)."""
+    slug = _slug(name, safe=_UNSAFE_FOLDER).strip(".")
+    if slug == name:
+        return slug
+    return f"{slug[:70] or 'target'}-{hashlib.sha1(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def path_for(root: Path, finding: Finding) -> Path:
@@ -39,7 +51,7 @@ def path_for(root: Path, finding: Finding) -> Path:
     """
     features = "+".join(sorted(finding.features)) or "plain"
     state = f"--{_slug(finding.state, 60)}" if finding.state else ""
-    return root / _slug(finding.target.name) / f"{finding.divergence.kind}{state}--{_slug(features, 120)}.json"
+    return root / target_folder(finding.target.name) / f"{finding.divergence.kind}{state}--{_slug(features, 120)}.json"
 
 
 def fixture_for(finding: Finding) -> Fixture:

@@ -28,6 +28,7 @@ does not hide what the rest of a corpus says.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import time
 from dataclasses import dataclass
@@ -221,7 +222,7 @@ def read_fixtures(paths: list[str]) -> tuple[list[Loaded], list[Unreadable]]:
     seen: set[str] = set()
     for given in paths:
         if not os.path.lexists(given):
-            raise UsageError(f"{given}: no such file or folder")
+            raise UsageError(f"{given}: cannot read: {os.strerror(errno.ENOENT)}")
         expanded = iter_fixture_paths([given])
         if not expanded:
             raise UsageError(f"{given}: no *.json fixture files in this folder")
