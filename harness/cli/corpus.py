@@ -41,7 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "replaces it; others are kept out. Every input is checked before anything is written; "
                          "files are copied byte for byte, but one that replaces another takes over its statement "
                          "and recorded ranges where it has none, and one folded into a fixture of its own target "
-                         "leaves its statement there when that one has none.")
+                         "leaves its statement there when that one has none. A fixture folded in or removed is kept "
+                         "inside the one that stands for its root cause, as a variant (signature, name, statement, "
+                         "case).")
     m.add_argument("dirs", nargs="+", metavar="DIR", help="folder (or file) of fixtures to merge in")
     m.add_argument("--into", default=DEFAULT, metavar="DIR", help=f"the corpus to merge into (default {DEFAULT}/)")
     m.set_defaults(run=run_merge)

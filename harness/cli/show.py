@@ -16,7 +16,7 @@ from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.vocabulary import Case, text_format
 from toolfuzz.errors import UsageError
-from toolfuzz.corpus.fixtures import Fixture, FixtureError, load
+from toolfuzz.corpus.fixtures import Fixture, FixtureError, load, printable
 from toolfuzz.targets.reference import ASSEMBLERS
 from toolfuzz.targets.reference.events import ArgumentsAppended, CallOpened, ChoiceFinished, ChunkReceived, StreamEnded
 from toolfuzz.targets.reference.typed import CallStopped
@@ -48,6 +48,9 @@ def render(fixture: Fixture) -> str:
         lines.append(f"  {fixture.description}")
     if fixture.statement:
         lines.append(f"statement: {' '.join(fixture.statement.split())}")
+    if fixture.variants:
+        signatures = ", ".join(v.signature for v in fixture.variants)
+        lines.append(f"variants folded in by corpus merge: {printable(signatures)}")
     if case.tools:
         lines.append("tools: " + ", ".join(t.name for t in case.tools))
     if text_format(case.dialect) is not None:
