@@ -64,17 +64,16 @@ class ToolBook:
             # Here, not at the top: jsonschema takes longer to import than `toolfuzz assemble` takes to
             # start, and a stream assembled without tools never validates anything.
             from jsonschema import Draft202012Validator
-            from jsonschema.exceptions import SchemaError
             from jsonschema.validators import validator_for
+
+            from toolfuzz.schemas.meta import schema_error
         for tool in tools:
             schema: Mapping[str, Any] = tool.parameters
-            cls = validator_for(schema, default=Draft202012Validator)
-            try:
-                cls.check_schema(schema)
-            except SchemaError as e:
-                path = "/".join(str(p) for p in e.path) or "(root)"
-                raise ValueError(f"tool {tool.name!r}: invalid parameters schema at {path}: {e.message}") from None
-            self._validators[tool.name] = cls(schema)
+            error = schema_error(schema)
+            if error is not None:
+                path = "/".join(str(p) for p in error.path) or "(root)"
+                raise ValueError(f"tool {tool.name!r}: invalid parameters schema at {path}: {error.message}")
+            self._validators[tool.name] = validator_for(schema, default=Draft202012Validator)(schema)
 
     def __bool__(self) -> bool:
         return bool(self._validators)
