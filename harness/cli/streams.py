@@ -59,9 +59,12 @@ class Outlet:
         # What is still buffered is flushed again at exit, and a flush that fails there makes the interpreter
         # print a traceback and exit 120: the descriptor is pointed at the null device instead.
         with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+            fd = self.stream.fileno()
             null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, self.stream.fileno())
-            os.close(null)
+            try:
+                os.dup2(null, fd)
+            finally:
+                os.close(null)
         for action in self._then:
             action()
 

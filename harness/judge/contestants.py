@@ -131,21 +131,20 @@ def qualified_name(fn: Any, module: Any = None, attr: str = "") -> str:
     that has no importable name (a file loaded for ``file.py:attr``, ``__main__``) is named after its file.
     """
     if inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isbuiltin(fn):
-        where, name = sys.modules.get(getattr(fn, "__module__", None) or ""), fn.__qualname__
+        where, name = getattr(fn, "__module__", None) or "", fn.__qualname__
     elif module is not None and attr:
-        where, name = module, attr
+        where, name = module.__name__, attr
     else:
-        kind = type(fn)
-        where, name = sys.modules.get(kind.__module__), kind.__qualname__
+        where, name = type(fn).__module__, type(fn).__qualname__
     # A lambda's or a nested function's qualified name holds <lambda> or <locals>.
     return f"{_module_name(where)}:{name.replace('<', '').replace('>', '')}"
 
 
-def _module_name(module: Any) -> str:
-    name = getattr(module, "__name__", None) or "unknown"
-    file = getattr(module, "__file__", None)
+def _module_name(name: str) -> str:
+    """``name``, or for a module that has no importable name, its file's path from here, as a module's."""
+    file = getattr(sys.modules.get(name), "__file__", None)
     if file is None or not (name == "__main__" or name.startswith(_FILE_MODULE)):
-        return name
+        return name or "unknown"
     path = Path(file).resolve()
     try:
         inside = path.relative_to(Path.cwd().resolve())

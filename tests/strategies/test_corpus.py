@@ -16,8 +16,8 @@ def write(path, tools) -> None:
 
 
 def test_a_tool_folder_says_how_many_tools_it_loaded_from_how_many_files_and_how_many_it_skipped(tmp_path):
-    write(tmp_path / "a.json", [{"name": "ok", "parameters": {"type": "object"}},
-                                {"name": "bad", "parameters": {"type": "object", "properties": {"x": {"type": "nope"}}}}])
+    bad = {"type": "object", "properties": {"x": {"type": "nope"}}}
+    write(tmp_path / "a.json", [{"name": "ok", "parameters": {"type": "object"}}, {"name": "bad", "parameters": bad}])
     write(tmp_path / "b.json", {"tools": [{"name": "never", "inputSchema": {"type": "string", "minLength": 2,
                                                                            "maxLength": 1}},
                                           {"name": "fine", "inputSchema": {"type": "object"}}]})
