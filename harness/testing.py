@@ -37,7 +37,7 @@ from toolfuzz.corpus.findings import FindingWriter
 from toolfuzz.corpus.fixtures import FixtureError, load
 from toolfuzz.corpus.replay import judged
 from toolfuzz.engine.search import search
-from toolfuzz.judge.contestants import plain_target
+from toolfuzz.judge.contestants import plain_target, qualified_name
 from toolfuzz.errors import UsageError
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
@@ -78,8 +78,8 @@ def _as_target(fn: Callable[..., Any] | Target, level: str) -> Target:
         return fn
     if not callable(fn):
         raise UsageError(f"toolfuzz takes an assembler function or a Target, not a {type(fn).__name__}")
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "assembler"
-    return plain_target(fn, name.replace("<", "").replace(">", ""), level)
+    # The name `--target module:attr` gives it, so that a run, a replay and an export of its findings agree.
+    return plain_target(fn, qualified_name(fn), level)
 
 
 def check_fixture(fn: Callable[..., Any] | Target, path: str | os.PathLike[str], *, level: str = "events",

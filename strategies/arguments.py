@@ -58,6 +58,10 @@ _FILTERED = frozenset({
     "dependentRequired", "dependentSchemas", "dependencies", "contains", "minContains", "maxContains",
     "unevaluatedProperties", "unevaluatedItems",
 })
+#: Optional properties a drawn object holds at most.  A model fills in the fields a call needs, not every one
+#: of the 45,000 a generated schema may declare: half of those, drawn, made arguments of megabytes and cases of
+#: hundreds.  Above every bundled tool's count (4), so that their draws are what they were.
+MOST_OPTIONAL = 32
 _LOWER_BOUNDS = frozenset({"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"})
 _UPPER_BOUNDS = frozenset({"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"})
 
@@ -320,6 +324,10 @@ class _Compiler:
                 return functools.partial(_maps, value=json_values.draw, most=3)
         if most is not None and most < len(required):
             raise Unsupported("maxProperties below required")
+        optional = tuple(k for k in fields if k not in required)
+        if len(optional) > MOST_OPTIONAL:
+            return functools.partial(_many_fields, fields=fields, required=frozenset(required), optional=optional,
+                                     most=most)
         return functools.partial(_objects, fields=fields, required=frozenset(required), most=most)
 
 
@@ -379,6 +387,15 @@ def _lists(draw: Any, element: Gen, lo: int, hi: int, unique: bool) -> list[Any]
 def _maps(draw: Any, value: Gen, most: int) -> dict[str, Any]:
     # A map: its keys are data, so they may be anything.
     return {strings.draw(draw, 0, 24): value(draw) for _ in range(integer(draw, 0, most))}
+
+
+def _many_fields(draw: Any, fields: dict[str, Gen], required: frozenset[str], optional: tuple[str, ...],
+                 most: int | None) -> dict[str, Any]:
+    """An object of a schema with more than MOST_OPTIONAL optional properties: the required ones, and up to
+    MOST_OPTIONAL of the others, picked from all of them (not the first few), in the schema's order."""
+    room = MOST_OPTIONAL if most is None else min(MOST_OPTIONAL, most - len(required))
+    chosen = {optional[integer(draw, 0, len(optional) - 1)] for _ in range(integer(draw, 0, room))}
+    return {key: gen(draw) for key, gen in fields.items() if key in required or key in chosen}
 
 
 def _objects(draw: Any, fields: dict[str, Gen], required: frozenset[str], most: int | None) -> dict[str, Any]:

@@ -50,6 +50,9 @@ def render(fixture: Fixture) -> str:
         lines.append(f"  {fixture.description}")
     if fixture.statement:
         lines.append(f"statement: {' '.join(fixture.statement.split())}")
+    if fixture.variants:
+        signatures = ", ".join(v.signature for v in fixture.variants)
+        lines.append(f"variants folded in by corpus merge: {printable(signatures)}")
     if case.tools:
         lines.append("tools: " + ", ".join(t.name for t in case.tools))
     if text_format(case.dialect) is not None:

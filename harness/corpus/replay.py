@@ -27,11 +27,16 @@ raise is known by its crash state (``toolfuzz.judge.sandbox.crash_state``),
 so a release that raises something else, in another function, has not kept
 the bug; it is ``changed``, with both crash states shown
 (:class:`RootCause`, which ``toolfuzz bisect`` follows too).
+
+A fixture file that cannot be read or used is a row of its own
+(:class:`Unreadable`), with the reason, and the others run: one broken file
+does not hide what the rest of a corpus says.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import time
 from dataclasses import dataclass
@@ -41,7 +46,7 @@ from typing import Any
 from toolfuzz import __version__
 from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
-from toolfuzz.errors import UsageError
+from toolfuzz.errors import Exit, UsageError
 from toolfuzz.corpus.fixtures import Fixture, FixtureError, history_text, iter_fixture_paths, load, printable
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.judge.sandbox import chunks_of, observe
@@ -50,7 +55,8 @@ from toolfuzz.targets.reference import ASSEMBLERS
 from toolfuzz.targets.registry import REFERENCE, REFERENCE_SSE, builtin_targets
 from toolfuzz.vocabulary import Case, text_format
 
-__all__ = ["VERDICTS", "RootCause", "Loaded", "Cell", "Report", "load_fixtures", "replay", "state_of"]
+__all__ = ["VERDICTS", "RootCause", "Loaded", "Unreadable", "Cell", "Report", "load_fixtures", "read_fixtures",
+           "replay", "state_of"]
 
 REFERENCE_NAME = REFERENCE.name
 VERDICTS = ("ok", "fixed", "still fails", "changed", "unexpected", "skipped")
@@ -103,6 +109,20 @@ class Loaded:
         if not state and isinstance(signature, str) and signature.startswith(f"{target}/{kind}"):
             state = found.get("crash_state")
         return RootCause(kind, state if isinstance(state, str) else "")
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A fixture file that cannot be read or used, and why: the field at fault and what is wrong with it."""
+
+    path: Path
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fixture": str(self.path), "problem": self.problem}
 
 
 @dataclass(frozen=True)
@@ -183,6 +203,8 @@ class Report:
     cells: tuple[Cell, ...]
     #: name -> (level, version) for the targets that ran.
     levels: dict[str, tuple[str, str]]
+    #: The fixture files that could not be read, each a row of its own.
+    unreadable: tuple[Unreadable, ...] = ()
 
     def cell(self, fixture: Loaded, target: str) -> Cell | None:
         for c in self.cells:
@@ -198,7 +220,10 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        return 1 if any(c.unexpected for c in self.cells) else 0
+        """1 when a cell is unexpected (the news a replay is for), else 2 when a fixture could not be read."""
+        if any(c.unexpected for c in self.cells):
+            return Exit.FOUND
+        return Exit.USAGE if self.unreadable else Exit.OK
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -208,7 +233,8 @@ class Report:
             "targets": [{"name": t, "level": self.levels[t][0] if t in self.levels else None,
                          "version": self.levels[t][1] if t in self.levels else None} for t in self.targets],
             "cells": [c.to_json() for c in self.cells],
-            "summary": {**self.counts(), "exit": self.exit_code},
+            "unreadable": [u.to_json() for u in self.unreadable],
+            "summary": {**self.counts(), "unreadable": len(self.unreadable), "exit": self.exit_code},
         }
 
 
@@ -243,9 +269,23 @@ def fixed_text(fixture: Fixture, target: str, version: str) -> str:
 
 def load_fixtures(paths: list[str]) -> list[Loaded]:
     """Every fixture under ``paths``, loaded and checked before anything runs; one UsageError for the first bad one."""
+    loaded, unreadable = read_fixtures(paths)
+    if unreadable:
+        raise UsageError(str(unreadable[0]))
+    return loaded
+
+
+def read_fixtures(paths: list[str]) -> tuple[list[Loaded], list[Unreadable]]:
+    """Every fixture under ``paths``, loaded and checked before anything runs, and those that cannot be.
+
+    A path given that is not there, or a folder with no fixture in it, is a UsageError: a mistyped argument,
+    not a fixture to report.
+    """
     found: list[Path] = []
     seen: set[str] = set()
     for given in paths:
+        if not os.path.lexists(given):
+            raise UsageError(f"{given}: cannot read: {os.strerror(errno.ENOENT)}")
         expanded = iter_fixture_paths([given])
         if not expanded:
             raise UsageError(f"{given}: no *.json fixture files in this folder")
@@ -254,15 +294,16 @@ def load_fixtures(paths: list[str]) -> list[Loaded]:
             if key not in seen:  # a file given twice, or inside a folder also given, runs once
                 seen.add(key)
                 found.append(p)
-    loaded = []
+    loaded, unreadable = [], []
     for path in found:
         try:
             fixture = load(path)
             _check(path, fixture)
         except FixtureError as e:
-            raise UsageError(str(e)) from None
+            unreadable.append(Unreadable(path, f"{e.field}: {e.message}" if e.field else e.message))
+            continue
         loaded.append(Loaded(path, fixture))
-    return _labelled(loaded)
+    return _labelled(loaded), unreadable
 
 
 def _check(path: Path, fixture: Fixture) -> None:
@@ -333,8 +374,10 @@ def _relative(path: Path, base: Path | None) -> str:
 
 # -- running -----------------------------------------------------------------
 
-def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: float = 5.0) -> Report:
-    """Run every fixture on the reference and its targets; ``given`` replaces the recorded built-in targets."""
+def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: float = 5.0,
+           unreadable: list[Unreadable] | tuple[Unreadable, ...] = ()) -> Report:
+    """Run every fixture on the reference and its targets; ``given`` replaces the recorded built-in targets.
+    The ``unreadable`` files (:func:`read_fixtures`) are reported as they are."""
     builtins = builtin_targets({name for loaded in fixtures for name in loaded.fixture.observed}
                                if given is None else ())
     columns: list[str] = [REFERENCE_NAME]
@@ -365,7 +408,7 @@ def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: f
         for c in cells:
             if c.fixture is loaded and c.target not in columns:
                 columns.append(c.target)
-    return Report(tuple(fixtures), tuple(columns), tuple(cells), levels)
+    return Report(tuple(fixtures), tuple(columns), tuple(cells), levels, tuple(unreadable))
 
 
 def _run_cell(loaded: Loaded, target: Target, payloads: list[bytes], timeout: float) -> tuple[list[Divergence], float]:

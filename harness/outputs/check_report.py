@@ -23,10 +23,14 @@ def render_check(result: CheckReport) -> str:
             lines.append(_one_line(f"  {c.target}  {c.fixture.path}  {what}"))
             if c.fixture.fixture.statement:
                 lines.append(_one_line(f"    {c.fixture.fixture.statement}"))
+    unreadable = result.report.unreadable
+    lines.append(f"unreadable: {len(unreadable)}")
+    lines.extend(_one_line(f"  {u.path}  {u.problem}") for u in unreadable)
     agree = len(result.report.fixtures) - len(result.classes["reference disagrees"])
     lines.append("")
     lines.append(("FAIL" if result.exit_code else "pass") +
-                 f": {len(result.report.fixtures)} fixtures, the reference agrees with {agree}")
+                 f": {len(result.report.fixtures)} fixtures, the reference agrees with {agree}"
+                 + (f"; {len(unreadable)} could not be read" if unreadable else ""))
     return "\n".join(lines) + "\n"
 
 

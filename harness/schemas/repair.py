@@ -21,6 +21,7 @@ from typing import Any, Iterable
 
 from jsonschema.exceptions import SchemaError
 
+from toolfuzz.schemas.meta import LIST as _LIST, MAP as _MAP, ONE as _ONE
 from toolfuzz.schemas.patterns import UntranslatablePattern, validator
 from toolfuzz.vocabulary import Tool
 
@@ -38,11 +39,6 @@ TYPE_NAMES: dict[str, str | None] = {
     "list": "array", "tuple": "array", "arraylist": "array", "queue": "array", "stack": "array", "set": "array",
     "any": None,
 }
-#: Keywords whose value is one schema, a list of schemas or a map of schemas.
-_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-        "additionalItems", "unevaluatedProperties", "unevaluatedItems")
-_LIST = ("anyOf", "oneOf", "allOf", "prefixItems")
-_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _PY = {"null": type(None), "boolean": bool, "integer": int, "number": (int, float), "string": str,
        "array": list, "object": dict}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 import pytest
 
@@ -158,6 +159,19 @@ def test_an_atomic_write_of_bytes_writes_them_exactly_and_leaves_no_temporary(tm
     assert target.read_bytes() == b"\xff\x00data"
     write_atomic(target, "again é\n")
     assert target.read_bytes() == "again é\n".encode() and [p.name for p in target.parent.iterdir()] == ["x.sse"]
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_an_atomic_write_gives_the_file_the_mode_the_umask_leaves_like_any_new_file(tmp_path, umask, mode):
+    target = tmp_path / "f.json"
+    previous = os.umask(umask)
+    try:
+        write_atomic(target, "new\n")
+        write_atomic(target, "replaced\n")  # a file written over keeps the same rule
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(target.stat().st_mode) == mode
+    assert [p.name for p in tmp_path.iterdir()] == ["f.json"]
 
 
 def test_lone_surrogates_a_target_observed_are_written_as_escapes_and_read_back():

@@ -57,7 +57,8 @@ def hog_run(tmp_path_factory):
 
 
 def _name(fn: str) -> str:
-    return f"{HOSTILE}:{fn}"
+    # A file's function is named as a module from the folder the run started in (the checkout).
+    return f"tests.data.hostile:{fn}"
 
 
 def test_a_segfault_is_a_crash_with_the_case_in_flight(hostile_run):

@@ -119,7 +119,7 @@ def test_a_built_in_target_runs_inside_an_environment_beside_itself_in_process(t
     # The same code, served from the other environment, finds the same root causes.
     assert found["selftest-shared-buffer@own"] == found["selftest-shared-buffer"] != []
     served = next(t for t in summary["targets"] if t["name"] == "selftest-shared-buffer@own")
-    assert all(d["fixture"].startswith(str(tmp_path / "found" / "selftest-shared-buffer-own")) and
+    assert all(d["fixture"].startswith(str(tmp_path / "found" / "selftest-shared-buffer@own")) and
                load(d["fixture"]).observed["selftest-shared-buffer@own"]["verdict"] == "diverges"
                for d in served["divergences"])
     assert main(["env", "remove", "own"]) == 0 and environments.listed() == []
