@@ -30,6 +30,7 @@ from toolfuzz.engine.known import Known, Root
 from toolfuzz.engine.search import search
 from toolfuzz.engine.units import Unit, cases_for
 from toolfuzz.errors import UsageError
+from toolfuzz.judge import capture
 from toolfuzz.judge.contestants import default_targets, resolve_all
 from toolfuzz.judge.exits import cap_memory, exiting_on_fatal
 from toolfuzz.strategies import PLAIN_FEATURES
@@ -37,7 +38,7 @@ from toolfuzz.targets.adapters import KNOWN
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import Case
 
-__all__ = ["WorkerConfig", "PRELOAD", "preload_for", "main", "portable", "arrived"]
+__all__ = ["WorkerConfig", "PRELOAD", "preload_for", "main", "portable", "arrived", "output_files"]
 
 
 #: Modules the fork server imports once, so that each worker (and each restart) starts in a moment.
@@ -88,6 +89,9 @@ class _Stop:
 def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
     """The worker's life: set its limits, search, send its events and a last summary, exit."""
     _die_with_parent()
+    # Where the supervisor finds what the call that killed this process had written.
+    Path(config.inflight).parent.mkdir(parents=True, exist_ok=True)
+    capture.keep_in(*output_files(Path(config.inflight)))
     # The parent is the fork server, which ends when the supervisor does.
     stop = _Stop(os.getppid())
 
@@ -124,7 +128,8 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
             totals.stopped_by = stats.stopped_by
             channel.running = None
         conn.send(("done", totals))
-        Path(config.inflight).unlink(missing_ok=True)
+        for path in (Path(config.inflight), *output_files(Path(config.inflight))):
+            path.unlink(missing_ok=True)
     except (UsageError, InvalidArgument) as e:
         # InvalidArgument: the strategies refuse this unit's profiles, tools or dialect when first drawn.
         conn.send(("error", str(e)))
@@ -190,6 +195,11 @@ class _Channel:
         if self.running is not None:
             so_far.add(self.running)
         return so_far
+
+
+def output_files(inflight: Path) -> tuple[Path, Path]:
+    """The files a worker's target calls write their stdout and stderr to, beside its in-flight case."""
+    return inflight.with_name(f"{inflight.stem}.stdout"), inflight.with_name(f"{inflight.stem}.stderr")
 
 
 def portable(finding: Finding) -> tuple[str, Finding]:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from xml.etree import ElementTree as ET
 
 import pytest
 
 from toolfuzz.cli import main
 from toolfuzz.corpus.fixtures import load
-from tests.paths import DATA
+from tests.paths import DATA, ROOT
 
 DATA = DATA
 OTHER = f"{DATA / 'other_assembler.py'}:assemble"
@@ -65,6 +67,27 @@ def test_the_same_seed_writes_the_same_fixtures_byte_for_byte(tmp_path, capsys):
         summary = json.loads(out)
         assert summary["seed"] == 11 and summary["targets"][0]["divergences"]
     assert outputs[0] == outputs[1] and outputs[0]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_what_a_target_prints_stays_out_of_the_json_and_is_shown_with_its_finding(tmp_path, capsys, workers):
+    target = f"{DATA / 'printing.py'}:assemble"
+    # A process of its own, as a user runs it: its descriptors 1 and 2 are the pipes read here.
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "run", "--target", target, "--workers", workers,
+                           "--max-examples", "30", "--budget", "120", "--seed", "3", "--database", "none",
+                           "--findings", str(tmp_path / "found"), "--state", str(tmp_path / "state"), "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    (row,) = json.loads(done.stdout)["targets"]
+    assert "written to descriptor 2" not in done.stderr and "printed to stderr" not in done.stderr
+    [divergence] = row["divergences"]
+    seen = load(divergence["fixture"]).observed[target]
+    assert seen["output"] == {"stdout": "printed by the target\nwritten to descriptor 1\n",
+                              "stderr": "printed to stderr\nwritten to descriptor 2\n"}
+    assert main(["show", divergence["fixture"]]) == 0
+    shown = capsys.readouterr().out
+    assert "  its stdout:\n    | printed by the target\n    | written to descriptor 1\n" in shown
+    assert "  its stderr:\n    | printed to stderr\n    | written to descriptor 2\n" in shown
 
 
 def test_a_parser_at_level_producer_reads_the_format_its_dialect_names(tmp_path, capsys):
