@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from toolfuzz.engine.events import Emit, Finding, Found, Note, Progress, Stats
 from toolfuzz.engine.known import Known
 from toolfuzz.engine.search import overrun
+from toolfuzz.engine.tether import SUPERVISOR
 from toolfuzz.engine.units import Unit
 from toolfuzz.engine.worker import WorkerConfig, arrived, main as worker_main, output_files, preload_for
 from toolfuzz.errors import UsageError
@@ -106,6 +107,7 @@ class Supervisor:
         # spawn, which would load every target library again for each worker and each restart.
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(preload_for(self.names))
+        os.environ[SUPERVISOR] = str(os.getpid())  # read by the fork server (toolfuzz.engine.tether)
 
     def stop(self) -> None:
         """Ask every worker to stop at its next case (from a signal handler: it only sets a time)."""

@@ -14,3 +14,10 @@ def assemble(chunks):
     os.write(2, b"written to descriptor 2\n")
     return []
 
+
+def later(chunks):
+    """Writes to descriptor 1 from a thread of its own, after the call has answered."""
+    import threading
+
+    threading.Timer(0.2, lambda: os.write(1, b"from a thread, after the call\n")).start()
+    return assemble(chunks)
