@@ -4,7 +4,9 @@ The reads in order, what each one completed (SSE events, calls opened,
 argument fragments, finishes), then the expected outcome call by call, and
 whether the reference agrees with it.  A producer fixture (a model's text)
 shows its batches, the calls and content the model wrote, and what each
-parser streamed and parsed from the whole text.
+parser streamed and parsed from the whole text.  What a target wrote to
+stdout and stderr on the case, when it wrote anything, follows what it made
+of it.
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def render(fixture: Fixture) -> str:
     for target, seen in sorted(fixture.observed.items()):
         lines.append(f"observed by {target}: {seen.get('verdict', 'recorded')}")
         lines.extend(_prefixes(case, seen))
+        lines.extend(_output(seen))
     lines.extend(_events(fixture))
     return "\n".join(lines) + "\n"
 
@@ -114,6 +117,19 @@ def _producer(fixture: Fixture) -> list[str]:
             lines.append(f"  {name}: " + ("; ".join(f"{c.get('index', k)} {c.get('name')} {str(c.get('arguments'))[:80]!r}"
                                                      for k, c in enumerate(calls) if isinstance(c, dict)) or "no calls"))
             lines.append(f"    content: {part.get('content')!r}")
+        lines.extend(_output(seen))
+    return lines
+
+
+def _output(seen: dict) -> list[str]:
+    """What the target wrote to stdout and stderr on the case, as the fixture keeps it (its two ends)."""
+    output = seen.get("output") if isinstance(seen.get("output"), dict) else {}
+    lines = []
+    for stream in ("stdout", "stderr"):
+        text = output.get(stream)
+        if isinstance(text, str) and text:
+            lines.append(f"  its {stream}:")
+            lines.extend(f"    | {printable(line)}" for line in text.splitlines())
     return lines
 
 

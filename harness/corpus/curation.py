@@ -483,8 +483,11 @@ def _shrunk_fixture(fixture: Fixture, case: Case, target: Target, divergence: Di
     observed = dict(fixture.observed)
     # A death has no observation of its own: it is what the target did (as the supervisor records it).
     seen = {divergence.kind: divergence.detail} if divergence.kind in ISOLATED_KINDS else observation.to_json()
-    observed[target.name] = {**observed[target.name], "detail": divergence.detail,
+    entry = {k: v for k, v in observed[target.name].items() if k != "output"}  # the old case's, not this one's
+    observed[target.name] = {**entry, "detail": divergence.detail,
                              "observation": seen, "level": target.level, "version": target.version}
+    if observation.output:
+        observed[target.name]["output"] = observation.output.to_json()
     found: dict[str, Any] = {**{k: v for k, v in fixture.found.items() if k != "unshrunk"}, "minimized": {
         "by": "toolfuzz corpus minimize", "toolfuzz": __version__, "version": target.version,
         "from": {"calls": before.size[0], "reads": before.size[1], "bytes": before.size[2]}}}

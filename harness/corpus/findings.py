@@ -69,6 +69,9 @@ def fixture_for(finding: Finding) -> Fixture:
             "version": target.version,
         }
     }
+    output = finding.observation.output
+    if output:
+        observed[target.name]["output"] = output.to_json()
     found = {
         "by": "toolfuzz run",
         "signature": finding.signature,

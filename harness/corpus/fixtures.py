@@ -14,7 +14,8 @@ Layout (``"format": "toolfuzz-fixture/1"``)::
       "wire": {"encoding": "utf-8", "lines": ["data: {...}\\n", "\\n", ...], "cuts": [17, 40]},
       "expected": {"calls": [...], "error": null},
       "events": [{"event": "message", "data": "...", "id": ""}],  # optional: the SSE events, by construction
-      "observed": {"<target>": {...}},          # what each target made of it
+      "observed": {"<target>": {...}},          # what each target made of it, and, under "output", what it
+                                                # wrote to stdout and stderr on the case ({"stdout": "..."})
       "found": {"by": "hand", ...},             # how the case was found
       "variants": [{"signature": ..., "name": ..., "statement": ..., "case": {"dialect", "features", "tools",
                     "limits", "wire", "expected", "events"}}]   # optional: fixtures corpus merge folded in
@@ -321,6 +322,8 @@ class _Reader:
         observed = self.get(doc, "observed", dict, "", "an object", {})
         for key, value in observed.items():
             self.typed(value, dict, f"observed.{_key(key)}", "an object")
+            if "output" in value:
+                self.output(value["output"], f"observed.{_key(key)}.output")
         found = self.get(doc, "found", dict, "", "an object", {"by": "hand"})
         statement = self.get(doc, "statement", str, "", "a string", "")
         history = self.history(self.get(doc, "history", dict, "", "an object", {}))
@@ -358,6 +361,15 @@ class _Reader:
         events = self.events(self.get(doc, "events", list, "", "a list of events")) if "events" in doc else None
         return Case(reads=reads, expected=expected, tools=tools, limits=limits,
                     dialect=dialect, features=tuple(features), events=events)
+
+    def output(self, value: Any, path: str) -> None:
+        """What a target wrote to stdout and stderr during the call (optional; files written before it was
+        recorded have none)."""
+        self.typed(value, dict, path, "an object")
+        for key in value:
+            if key not in ("stdout", "stderr"):
+                raise self.fail(f"{path}.{_key(key)}", "unknown stream (stdout or stderr)")
+            self.typed(value[key], str, f"{path}.{key}", "a string")
 
     def history(self, doc: dict[str, Any]) -> dict[str, Any]:
         for target, entry in doc.items():

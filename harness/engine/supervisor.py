@@ -39,10 +39,12 @@ from typing import TYPE_CHECKING, Any
 from toolfuzz.engine.events import Emit, Finding, Found, Note, Progress, Stats
 from toolfuzz.engine.known import Known
 from toolfuzz.engine.search import overrun
+from toolfuzz.engine.tether import SUPERVISOR
 from toolfuzz.engine.units import Unit
-from toolfuzz.engine.worker import WorkerConfig, arrived, main as worker_main, preload_for
+from toolfuzz.engine.worker import WorkerConfig, arrived, main as worker_main, output_files, preload_for
 from toolfuzz.errors import UsageError
 from toolfuzz.judge.compare import Divergence
+from toolfuzz.judge.capture import read_kept
 from toolfuzz.judge.exits import death_of
 from toolfuzz.judge.sandbox import Observation
 
@@ -105,6 +107,7 @@ class Supervisor:
         # spawn, which would load every target library again for each worker and each restart.
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(preload_for(self.names))
+        os.environ[SUPERVISOR] = str(os.getpid())  # read by the fork server (toolfuzz.engine.tether)
 
     def stop(self) -> None:
         """Ask every worker to stop at its next case (from a signal handler: it only sets a time)."""
@@ -271,7 +274,8 @@ class Supervisor:
             return
         # The case was not shrunk, so its features say nothing about the death: all of them count as
         # plain, the signature is <target>/<kind>/plain, and the smallest case of each is the one kept.
-        self._found(Finding(self.targets[target], Divergence(kind, detail), case, Observation(),
+        output = read_kept(*output_files(life.inflight)) or None
+        self._found(Finding(self.targets[target], Divergence(kind, detail), case, Observation(output=output),
                             frozenset(case.features), life.seed, unshrunk=True))
 
     def _without_quarantined(self, units: tuple[Unit, ...]) -> tuple[Unit, ...]:

@@ -12,11 +12,9 @@ still knows which target did it and on what case.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import pickle
 import signal
-import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,20 +26,24 @@ from toolfuzz.engine.database import namespace_for, open_database
 from toolfuzz.engine.events import Event, Finding, Found, Progress, Stats
 from toolfuzz.engine.known import Known, Root
 from toolfuzz.engine.search import search
+from toolfuzz.engine.tether import die_with_parent
 from toolfuzz.engine.units import Unit, cases_for
 from toolfuzz.errors import UsageError
+from toolfuzz.judge import capture
 from toolfuzz.judge.contestants import default_targets, resolve_all
 from toolfuzz.judge.exits import cap_memory, exiting_on_fatal
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.targets.adapters import KNOWN
 from toolfuzz.targets.base import Target
+from toolfuzz.targets.command import stop_all as stop_programs
 from toolfuzz.vocabulary import Case
 
-__all__ = ["WorkerConfig", "PRELOAD", "preload_for", "main", "portable", "arrived"]
+__all__ = ["WorkerConfig", "PRELOAD", "preload_for", "main", "portable", "arrived", "output_files"]
 
 
 #: Modules the fork server imports once, so that each worker (and each restart) starts in a moment.
-PRELOAD = ["toolfuzz.engine.worker", "toolfuzz.strategies", "toolfuzz.targets.registry"]
+#: ``toolfuzz.engine.tether`` first: it ties the fork server to the supervisor before anything else is loaded.
+PRELOAD = ["toolfuzz.engine.tether", "toolfuzz.engine.worker", "toolfuzz.strategies", "toolfuzz.targets.registry"]
 
 
 def preload_for(names: Iterable[str]) -> list[str]:
@@ -87,7 +89,10 @@ class _Stop:
 
 def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
     """The worker's life: set its limits, search, send its events and a last summary, exit."""
-    _die_with_parent()
+    die_with_parent()
+    # Where the supervisor finds what the call that killed this process had written.
+    Path(config.inflight).parent.mkdir(parents=True, exist_ok=True)
+    capture.keep_in(*output_files(Path(config.inflight)))
     # The parent is the fork server, which ends when the supervisor does.
     stop = _Stop(os.getppid())
 
@@ -124,12 +129,15 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
             totals.stopped_by = stats.stopped_by
             channel.running = None
         conn.send(("done", totals))
-        Path(config.inflight).unlink(missing_ok=True)
+        for path in (Path(config.inflight), *output_files(Path(config.inflight))):
+            path.unlink(missing_ok=True)
     except (UsageError, InvalidArgument) as e:
         # InvalidArgument: the strategies refuse this unit's profiles, tools or dialect when first drawn.
         conn.send(("error", str(e)))
     finally:
         conn.close()
+        # A worker ends with os._exit, which runs no atexit handler: the programs it started end here.
+        stop_programs()
 
 
 def _targets(config: WorkerConfig, current: Any, since: Any) -> dict[str, Target]:
@@ -192,6 +200,11 @@ class _Channel:
         return so_far
 
 
+def output_files(inflight: Path) -> tuple[Path, Path]:
+    """The files a worker's target calls write their stdout and stderr to, beside its in-flight case."""
+    return inflight.with_name(f"{inflight.stem}.stdout"), inflight.with_name(f"{inflight.stem}.stderr")
+
+
 def portable(finding: Finding) -> tuple[str, Finding]:
     """A finding as it crosses the pipe: whole (case and observation), its target by name.
 
@@ -204,13 +217,3 @@ def portable(finding: Finding) -> tuple[str, Finding]:
 def arrived(message: tuple[str, Finding], targets: dict[str, Target]) -> Finding:
     name, finding = message
     return replace(finding, target=targets[name])
-
-
-def _die_with_parent() -> None:
-    # Linux: the kernel sends SIGKILL to this process when the supervisor dies,
-    # even inside a target that never returns.  Elsewhere _Stop's check remains.
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass

@@ -72,6 +72,27 @@ def test_the_same_seed_writes_the_same_fixtures_byte_for_byte(tmp_path, capsys):
     assert outputs[0] == outputs[1] and outputs[0]
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_what_a_target_prints_stays_out_of_the_json_and_is_shown_with_its_finding(tmp_path, capsys, workers):
+    target = f"{DATA / 'printing.py'}:assemble"
+    # A process of its own, as a user runs it: its descriptors 1 and 2 are the pipes read here.
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "run", "--target", target, "--workers", workers,
+                           "--max-examples", "30", "--budget", "120", "--seed", "3", "--database", "none",
+                           "--findings", str(tmp_path / "found"), "--state", str(tmp_path / "state"), "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    (row,) = json.loads(done.stdout)["targets"]
+    assert "written to descriptor 2" not in done.stderr and "printed to stderr" not in done.stderr
+    [divergence] = row["divergences"]
+    seen = load(divergence["fixture"]).observed[target]
+    assert seen["output"] == {"stdout": "printed by the target\nwritten to descriptor 1\n",
+                              "stderr": "printed to stderr\nwritten to descriptor 2\n"}
+    assert main(["show", divergence["fixture"]]) == 0
+    shown = capsys.readouterr().out
+    assert "  its stdout:\n    | printed by the target\n    | written to descriptor 1\n" in shown
+    assert "  its stderr:\n    | printed to stderr\n    | written to descriptor 2\n" in shown
+
+
 def test_a_parser_at_level_producer_reads_the_format_its_dialect_names(tmp_path, capsys):
     right = f"{DATA / 'hermes_parser.py'}:parse"
     code, out, err = run(capsys, "--level", "producer", "--dialect", "text:hermes", "--target", right,

@@ -320,6 +320,17 @@ def test_minimize_shrinks_a_bloated_fixture_back_and_it_still_fails_as_recorded(
     assert [c.verdict for c in report.cells] == ["ok", "still fails"]
 
 
+def test_a_minimized_fixture_keeps_what_its_target_wrote_on_the_new_case_not_on_the_old_one(tmp_path):
+    path = bloated(SHARED, tmp_path / SHARED.name)
+    fixture = load(path)
+    name = "selftest-shared-buffer"
+    observed = {**fixture.observed, name: {**fixture.observed[name], "output": {"stdout": "on the bloated case\n"}}}
+    write_atomic(path, dumps(dataclasses.replace(fixture, observed=observed)))
+    (result,) = minimize([str(path)])
+    # The self-test target writes nothing: what it wrote on the case it no longer records is not kept beside it.
+    assert result.action == "shrunk" and "output" not in load(path).observed[name]
+
+
 def test_a_minimized_fixture_is_minimal_and_left_as_it_is(tmp_path):
     path = bloated(SHARED, tmp_path / SHARED.name)
     (first,) = minimize([str(path)])

@@ -109,6 +109,9 @@ def broken(mutate) -> bytes:
     (lambda d: d.update(limits={"max_events": 0}), "limits.max_events", "positive"),
     (lambda d: d.update(limits={"max_calls": 3}), "limits.max_calls", "unknown bound"),
     (lambda d: d.update(observed={"t": 3}), "observed.t", "must be an object"),
+    (lambda d: d.update(observed={"t": {"output": "x"}}), "observed.t.output", "must be an object"),
+    (lambda d: d.update(observed={"t": {"output": {"stdout": 1}}}), "observed.t.output.stdout", "must be a string"),
+    (lambda d: d.update(observed={"t": {"output": {"stdin": ""}}}), "observed.t.output.stdin", "unknown stream"),
 ])
 def test_each_bad_field_is_named(mutate, field, words):
     with pytest.raises(FixtureError) as e:

@@ -66,6 +66,8 @@ def test_a_segfault_is_a_crash_with_the_case_in_flight(hostile_run):
     [fixture] = [load(p) for p in root.rglob("crash--*.json")]
     entry = fixture.observed[_name("segv")]
     assert entry["kind"] == "crash" and "SIGSEGV" in entry["detail"]
+    # What the call that killed the worker wrote, read from where the worker kept it.
+    assert entry["output"]["stderr"].startswith("about to segfault\n")
     assert fixture.found["unshrunk"] is True and fixture.case.reads
 
 
