@@ -107,9 +107,9 @@ def test_a_target_that_takes_its_process_down_is_one_finding_and_the_run_goes_on
     [finding] = targets[f"{HOSTILE}:{fn}"]["divergences"]
     assert (finding["kind"], code) == (kind, 1) and words in finding["detail"], (finding, err[-3000:])
     # The target beside it ran on, its examples counted.
-    assert targets[FINE]["examples"] > 0 and summary["restarts"] >= 1
-    if kind != "hang":  # under the short time limit a loaded machine could make a fine call time out
-        assert targets[FINE]["divergences"] == []
+    assert targets[FINE]["examples"] > 0
+    if kind != "hang":  # a hang takes 1.6 s to tell, and a fine call could time out under its short limit
+        assert targets[FINE]["divergences"] == [] and summary["restarts"] >= 1
     timeout = float(extra[1]) if "--timeout" in extra else 5.0
     assert summary["seconds"] - summary["startup_seconds"] <= on_time(BUDGET, timeout), summary
 
