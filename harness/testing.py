@@ -14,6 +14,14 @@ Each root cause it finds is reduced and written as a fixture file, and the
 call raises :class:`AssertionError` naming each one with its file; a
 correct assembler returns quietly.
 
+It searches in the test's own process, not in a worker as ``toolfuzz run``
+does by default: the function under test is the test's object (a closure, a
+fixture's, a lambda), which a worker could not import again; what it raises
+is the test's to show, with pytest's traceback and debugger; and a segfault
+ends the test process as any code a test calls would.  The search itself is
+the same, a ``MemoryError`` a ``memory`` root cause; ``toolfuzz run --target
+module:function`` runs the same function isolated.
+
 :func:`check_fixture` judges a target on one fixture file the way a run and
 ``toolfuzz corpus check`` judge it: the module ``toolfuzz export --format
 pytest`` writes calls it once per exported case.

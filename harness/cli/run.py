@@ -60,11 +60,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--report", metavar="FILE.md|FILE.html",
                    help="also write a report for people: new and fixed findings, the matrix, examples and time")
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                   help="worker processes, each with its own seed, restarted when a target kills one "
-                   "(default 1: search in this process); see docs/nightly.md")
+                   help="worker processes the targets run in, each with its own seed, restarted when a target kills "
+                   "one: a crash, an exit, a hang or running out of memory is a finding and the run goes on "
+                   "(default 1); see docs/nightly.md")
+    p.add_argument("--in-process", action="store_true",
+                   help="search in this process instead, faster but unprotected: a target that crashes, exits, hangs "
+                   "in C or eats memory ends the run (no --workers, no --shard; --memory-cap does not apply)")
     p.add_argument("--memory-cap", type=memory_size, default=DEFAULT_MEMORY_CAP, metavar="SIZE",
-                   help="address space of each worker process, e.g. 512M or 2G, 'none' for no cap (default 2G; "
-                   "with --workers 2 or more)")
+                   help="address space of each worker process, e.g. 512M or 2G, 'none' for no cap; past it, a "
+                   "target's allocation is a memory finding (default 2G)")
     p.add_argument("--database", metavar="PATH|redis://HOST:PORT/N|none", default=None,
                    help="where the seeds of failing cases are kept for the next run to draw first (default "
                    "STATE/db, or none with --seed)")
@@ -84,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     config = RunConfig(
         targets=tuple(targets), specs=specs, level=args.level, dialect=args.dialect, dialects=dialects,
         profiles=tuple(args.profile) if args.profile else None, tools=args.tools, max_examples=args.max_examples or UNLIMITED,
-        budget=args.budget, seed=seed, timeout=args.timeout, workers=args.workers,
+        budget=args.budget, seed=seed, timeout=args.timeout, workers=args.workers, in_process=args.in_process,
         shard=parse_shard(args.shard) if args.shard else None, memory_cap=args.memory_cap or None,
         state=Path(args.state),
         database=args.database or (None if args.seed is not None else str(Path(args.state) / "db")),

@@ -1,13 +1,15 @@
-"""One worker process of ``toolfuzz run --workers N``: the ordinary search, in a process that may die.
+"""One worker process of ``toolfuzz run``: the ordinary search, in a process that may die.
 
 The supervisor (:mod:`toolfuzz.engine.supervisor`) starts each worker from a fork
 server with a :class:`WorkerConfig`.  The worker runs :func:`toolfuzz.engine.search.search`
 on its units of work and sends what it finds over a pipe; it never writes
-findings itself.  Before any target runs on a case, the case is pickled to
-the worker's in-flight file, and a shared slot names the target being
-called and since when: whatever kills the process (a segfault, ``os._exit``,
-a loop deaf to the time limit, memory past ``--memory-cap``), the supervisor
-still knows which target did it and on what case.
+findings itself.  Before any target runs on a case (a reduction's probes
+too), the case and the worker's figures so far are pickled to the worker's
+in-flight file, and a shared slot names the target being called and since
+when: whatever kills the process (a segfault, ``os._exit``, a loop deaf to
+the time limit, memory past ``--memory-cap``), the supervisor still knows
+which target did it, on what case, and how many examples the worker ran
+before it.
 """
 
 from __future__ import annotations
@@ -75,6 +77,13 @@ class WorkerConfig:
     known: tuple[Root, ...] = ()
     #: The producer level's formats, when the run draws in those (RunConfig.dialects).
     dialects: tuple[str, ...] = ()
+    #: Seconds the search may go on past ``budget`` to reduce what waits (engine.search.finishing).
+    finishing: float = 0.0
+    #: When a restarted worker stops searching, whenever it is ready (a ``time.monotonic()``, which is the
+    #: machine's): the run's end, which its loading must not push back.  None: ``budget`` from ready.
+    until: float | None = None
+    #: The supervisor's environment, which the worker takes on: the fork server's may be older, or another.
+    environ: tuple[tuple[str, str], ...] = ()
 
 
 class _Stop:
@@ -101,6 +110,9 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    if config.environ:
+        os.environ.clear()
+        os.environ.update(config.environ)
     try:
         targets = _targets(config, current, since)
         drawn = {unit: cases_for(config.tools, unit.profiles, config.dialect, dialects=config.dialects)
@@ -110,7 +122,8 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
             cap_memory(config.memory_cap, config.memory_cap)
         totals = Stats()
         channel = _Channel(Path(config.inflight), conn, totals)
-        deadline = time.monotonic() + config.budget
+        deadline = config.until if config.until is not None else time.monotonic() + config.budget
+        finish_by = deadline + config.finishing
         known = Known(config.known)
         conn.send(("ready", deadline))
         for i, unit in enumerate(config.units):
@@ -124,7 +137,7 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
             _, stats = search([targets[n] for n in unit.targets], drawn[unit], max_examples=remaining,
                               budget=budget, seed=config.seed, timeout=config.timeout, known=known,
                               emit=channel.emit, plain=PLAIN_FEATURES, database=database,
-                              on_case=channel.before_case, stop=stop)
+                              on_case=channel.before_case, stop=stop, finish_by=finish_by)
             totals.add(stats)
             totals.stopped_by = stats.stopped_by
             channel.running = None
@@ -178,8 +191,9 @@ class _Channel:
 
     def before_case(self, case: Case) -> None:
         # Rename over the old file, without fsync: it must survive this
-        # process, not the machine, and a case costs a rename instead of a disk flush.
-        self.tmp.write_bytes(pickle.dumps(case, pickle.HIGHEST_PROTOCOL))
+        # process, not the machine, and a case costs a rename instead of a disk flush.  The figures go with
+        # the case: those of a worker that dies are counted up to it, not up to its last message.
+        self.tmp.write_bytes(pickle.dumps((case, self.so_far()), pickle.HIGHEST_PROTOCOL))
         os.replace(self.tmp, self.path)
 
     def emit(self, event: Event) -> None:

@@ -40,10 +40,10 @@ __all__ = ["KINDS", "Divergence", "compare"]
 KINDS = {
     "blocked_action": "tried to open a socket, start a process or write outside the temporary folder",
     "timed_out": "ran past the per-case time limit",
-    # Worker deaths (harness/engine/supervisor.py, --workers 2 or more): the case is the one in flight, not shrunk.
+    # Worker deaths (harness/engine/supervisor.py): the case is the one in flight, not shrunk.
     "crash": "killed the process that ran it (a signal such as SIGSEGV, or an exit)",
     "hang": "did not return, even to the time limit's signal, and its process was killed",
-    "memory": "ran out of memory under the worker's --memory-cap",
+    "memory": "ran out of memory (MemoryError, or the --memory-cap of its worker)",
     "raised": "raised an exception",
     "bad_return": "returned something that is not a list of calls",
     "choices_mixed": "fragments of one choice ended up in another",
@@ -87,6 +87,8 @@ def compare(expected: Outcome, observation: Observation, target: Target,
         return [Divergence("blocked_action", observation.blocked)]
     if observation.timed_out:
         return [Divergence("timed_out", f"no answer within the time limit ({observation.seconds:.1f} s)")]
+    if observation.out_of_memory:
+        return [Divergence("memory", f"raised MemoryError after {observation.seconds:.1f} s")]
     if observation.raised:
         # Refusing a stream that has nothing executable in it (cut, truncated) loses nothing a user could
         # run, so it is not a divergence; raising on a stream that finished a call is.  A stream that ends

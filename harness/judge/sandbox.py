@@ -109,6 +109,8 @@ class Observation:
     #: What the target wrote to stdout and stderr during the call (:mod:`toolfuzz.judge.capture`); not part of
     #: what it answered, so two observations that differ only here are the same.
     output: Output | None = field(default=None, compare=False)
+    #: The target raised MemoryError: what it did says how much it asked for, not how it read the stream.
+    out_of_memory: bool = False
 
     @property
     def content(self) -> str | None:
@@ -125,6 +127,8 @@ class Observation:
             return {"blocked": self.blocked}
         if self.timed_out:
             return {"timed_out": True}
+        if self.out_of_memory:
+            return {"memory": True}
         if self.raised:
             if self.crash_state:
                 return {"raised": self.raised, "crash_state": self.crash_state}
@@ -310,6 +314,10 @@ def _called(target: Target, case: Case, arg: Any, timeout: float) -> Observation
         return Observation(timed_out=True, seconds=time.perf_counter() - start)
     except BadReturn as e:
         return Observation(bad_return=str(e)[:300], seconds=time.perf_counter() - start)
+    except MemoryError:
+        # Before the raise below, which would take it for a crash state to reduce: every probe would blow up
+        # again.  In a worker, exiting_on_fatal ends the process before it gets here.
+        return Observation(out_of_memory=True, seconds=time.perf_counter() - start)
     except RecursionError as e:
         return Observation(raised=f"RecursionError: {e}"[:300], crash_state=crash_state(e),
                            seconds=time.perf_counter() - start)

@@ -77,8 +77,8 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
                                                 d["signature"]))
     blocks: list[tuple[str, Any]] = [
         ("h1", "toolfuzz run"),
-        ("p", f"{summary['examples']} examples in {summary['seconds']:.1f} s with {summary.get('workers', 1)} "
-              f"worker(s), seed {summary['seed']}, stopped by {stopped}; {len(new)} new finding(s), "
+        ("p", f"{summary['examples']} examples in {summary['seconds']:.1f} s {_where(summary.get('workers', 1))}, "
+              f"seed {summary['seed']}, stopped by {stopped}; {len(new)} new finding(s), "
               f"{len(fixed)} fixed."),
         ("h2", "New findings"),
         ("table", [("target", "kind", "detail", "fixture")]
@@ -108,6 +108,10 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
     if notes:
         blocks += [("h2", "Notes"), ("list", notes)]
     return blocks
+
+
+def _where(workers: int) -> str:
+    return "in the run's own process" if workers == 0 else f"with {workers} worker(s)"
 
 
 def _affected(divergence: dict[str, Any]) -> list[str]:

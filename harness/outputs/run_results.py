@@ -26,6 +26,8 @@ def summary(targets: list[Target], saved: Saved, stats: Stats, seed: int, profil
         "seed": seed,
         "examples": stats.examples,
         "seconds": round(stats.elapsed, 3),
+        # Of those, the seconds before the search began (workers loading their targets): the budget is after.
+        "startup_seconds": round(stats.startup, 3),
         "stopped_by": stats.stopped_by,
         "targets": [{"name": t.name, "level": t.level, "version": t.version,
                      "examples": stats.by_target.get(t.name, 0),
