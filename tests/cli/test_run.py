@@ -72,19 +72,21 @@ def test_the_same_seed_writes_the_same_fixtures_byte_for_byte(tmp_path, capsys):
     assert outputs[0] == outputs[1] and outputs[0]
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_what_a_target_prints_stays_out_of_the_json_and_is_shown_with_its_finding(tmp_path, capsys, workers):
+@pytest.mark.parametrize("mode", [["--in-process"], ["--workers", "1"], ["--workers", "2"]])
+def test_what_a_target_prints_stays_out_of_the_json_and_is_shown_with_its_finding(tmp_path, capsys, mode):
     target = f"{DATA / 'printing.py'}:assemble"
     # A process of its own, as a user runs it: its descriptors 1 and 2 are the pipes read here.
-    done = subprocess.run([sys.executable, "-m", "toolfuzz", "run", "--target", target, "--workers", workers,
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "run", "--target", target, *mode,
                            "--max-examples", "30", "--budget", "120", "--seed", "3", "--database", "none",
                            "--findings", str(tmp_path / "found"), "--state", str(tmp_path / "state"), "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stderr
     (row,) = json.loads(done.stdout)["targets"]
     assert "written to descriptor 2" not in done.stderr and "printed to stderr" not in done.stderr
+    # Filed under its module-qualified name (the file, named from the folder the run started in).
+    assert row["name"] == "tests.data.printing:assemble"
     [divergence] = row["divergences"]
-    seen = load(divergence["fixture"]).observed[target]
+    seen = load(divergence["fixture"]).observed[row["name"]]
     assert seen["output"] == {"stdout": "printed by the target\nwritten to descriptor 1\n",
                               "stderr": "printed to stderr\nwritten to descriptor 2\n"}
     assert main(["show", divergence["fixture"]]) == 0
