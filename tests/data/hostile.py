@@ -90,9 +90,13 @@ def slow_hog(chunks):
 
 
 def slow_drop(chunks):
-    # A second a call, and the last call lost: every probe of its reduction takes that long.
+    # A second a call, and a finished call the stream never sent on every case, whatever the case holds (a
+    # call dropped would be no divergence where the case's last call is one a cut stream never finished):
+    # every probe of its reduction takes that long.
     time.sleep(1.0)
-    return assemble_chunks(chunks)[:-1]
+    never_sent = {"choice": 0, "index": 999, "id": "never-sent", "name": "never_sent", "arguments": "{}",
+                  "complete": True}
+    return [*assemble_chunks(chunks), never_sent]
 
 
 _loaded = time.monotonic()

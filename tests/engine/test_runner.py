@@ -17,6 +17,8 @@ from toolfuzz.errors import UsageError
 from toolfuzz.judge.contestants import resolve_all
 
 HOSTILE = DATA / "hostile.py"
+#: What a run started in the checkout files its functions under: the file named as a module from there.
+HOSTILE_NAME = "tests.data.hostile"
 #: A target that tries to phone home on every case: found on the first example, already as plain as it gets,
 #: so each transport's run ends in a few seconds (every later case repeats the known finding).
 SPEC = f"{HOSTILE}:phone"
@@ -104,7 +106,7 @@ def test_a_target_that_takes_its_process_down_is_one_finding_and_the_run_goes_on
                                                                                           extra):
     code, summary, err = run_beside_a_fine_target(tmp_path, fn, *extra)
     targets = {t["name"]: t for t in summary["targets"]}
-    [finding] = targets[f"{HOSTILE}:{fn}"]["divergences"]
+    [finding] = targets[f"{HOSTILE_NAME}:{fn}"]["divergences"]
     assert (finding["kind"], code) == (kind, 1) and words in finding["detail"], (finding, err[-3000:])
     # The target beside it ran on, its examples counted.
     assert targets[FINE]["examples"] > 0
@@ -115,10 +117,10 @@ def test_a_target_that_takes_its_process_down_is_one_finding_and_the_run_goes_on
 
 
 def test_a_slow_target_s_run_ends_within_its_budget_and_its_share_for_finishing(tmp_path):
-    # A second a call, and a divergence on every case with a call: the first case's reduction, from the first
+    # A second a call, and a divergence on every case: the first case's reduction, from the first
     # second on, would go on past the budget, a probe a second.
     code, summary, err = run_beside_a_fine_target(tmp_path, "slow_drop", "--timeout", "4", budget=2.0)
-    [slow] = [t for t in summary["targets"] if t["name"] == f"{HOSTILE}:slow_drop"]
+    [slow] = [t for t in summary["targets"] if t["name"] == f"{HOSTILE_NAME}:slow_drop"]
     assert code == 1 and slow["divergences"], err[-3000:]
     assert summary["seconds"] - summary["startup_seconds"] <= on_time(2.0, 4.0), summary
     # By itself: its worker stopped reducing in time, and was not ended with what it was on.
@@ -130,6 +132,6 @@ def test_a_call_deaf_to_everything_when_the_budget_ends_is_ended_on_time_and_is_
     # budget, long before twice the 5-s time limit would call it a hang.
     code, summary, err = run_beside_a_fine_target(tmp_path, "hang_late")
     targets = {t["name"]: t for t in summary["targets"]}
-    assert targets[f"{HOSTILE}:hang_late"]["divergences"] == [] and targets[FINE]["examples"] > 0, err[-3000:]
+    assert targets[f"{HOSTILE_NAME}:hang_late"]["divergences"] == [] and targets[FINE]["examples"] > 0, err[-3000:]
     assert "when the run had to end; ended it (not a finding)" in err
     assert summary["seconds"] - summary["startup_seconds"] <= on_time(BUDGET), summary
