@@ -14,6 +14,14 @@ Each root cause it finds is reduced and written as a fixture file, and the
 call raises :class:`AssertionError` naming each one with its file; a
 correct assembler returns quietly.
 
+It searches in the test's own process, not in a worker as ``toolfuzz run``
+does by default: the function under test is the test's object (a closure, a
+fixture's, a lambda), which a worker could not import again; what it raises
+is the test's to show, with pytest's traceback and debugger; and a segfault
+ends the test process as any code a test calls would.  The search itself is
+the same, a ``MemoryError`` a ``memory`` root cause; ``toolfuzz run --target
+module:function`` runs the same function isolated.
+
 :func:`check_fixture` judges a target on one fixture file the way a run and
 ``toolfuzz corpus check`` judge it: the module ``toolfuzz export --format
 pytest`` writes calls it once per exported case.
@@ -37,7 +45,7 @@ from toolfuzz.corpus.findings import FindingWriter
 from toolfuzz.corpus.fixtures import FixtureError, load
 from toolfuzz.corpus.replay import judged
 from toolfuzz.engine.search import search
-from toolfuzz.judge.contestants import plain_target
+from toolfuzz.judge.contestants import plain_target, qualified_name
 from toolfuzz.errors import UsageError
 from toolfuzz.severity import Severity
 from toolfuzz.strategies import PLAIN_FEATURES
@@ -79,8 +87,8 @@ def _as_target(fn: Callable[..., Any] | Target, level: str) -> Target:
         return fn
     if not callable(fn):
         raise UsageError(f"toolfuzz takes an assembler function or a Target, not a {type(fn).__name__}")
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "assembler"
-    return plain_target(fn, name.replace("<", "").replace(">", ""), level)
+    # The name `--target module:attr` gives it, so that a run, a replay and an export of its findings agree.
+    return plain_target(fn, qualified_name(fn), level)
 
 
 def check_fixture(fn: Callable[..., Any] | Target, path: str | os.PathLike[str], *, level: str = "events",

@@ -17,6 +17,7 @@ them.  Strategies and targets import this module and never each other.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -45,6 +46,10 @@ __all__ = [
     "Limits",
     "Case",
     "SSEEvent",
+    "OUTPUT_KEPT",
+    "Output",
+    "kept_output",
+    "kept_from",
     "version_key",
 ]
 
@@ -156,6 +161,11 @@ class Call:
     #: left out).  Known by construction; the ``partial`` level parses the prefixes ending there.  Not part
     #: of what the call is: two calls with the same text are the same call however it was cut.
     cuts: tuple[int, ...] = field(default=(), compare=False)
+    #: Whether the wire gave the call its index.  False where it sent none (``index-missing``,
+    #: ``index-null``) and ``index`` is only its position in the choice, which the contract numbers it by:
+    #: a target is not held to a number the wire never sent (docs/contract.md, "How a target is judged").
+    #: Not part of what the call is, like ``cuts``.
+    indexed: bool = field(default=True, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -168,6 +178,8 @@ class Call:
         }
         if self.cuts:
             doc["cuts"] = list(self.cuts)
+        if not self.indexed:
+            doc["indexed"] = False
         return doc
 
 
@@ -297,6 +309,58 @@ class Case:
             at += len(read)
             offsets.append(at)
         return tuple(offsets)
+
+
+#: Of what a target writes to stdout or to stderr in one call, the first and the last this many bytes are kept.
+OUTPUT_KEPT = 4096
+
+
+def kept_output(data: bytes, total: int | None = None) -> str:
+    """``data`` as text, its middle left out when it is longer than twice :data:`OUTPUT_KEPT` bytes.
+
+    ``total`` is the length of the whole output when ``data`` holds only its two ends (a reader that would
+    not read megabytes to keep eight kilobytes), so that what was left out is counted right.
+    """
+    total = len(data) if total is None else total
+    if total <= 2 * OUTPUT_KEPT:
+        return data.decode("utf-8", "replace")
+    head, tail = data[:OUTPUT_KEPT].decode("utf-8", "replace"), data[-OUTPUT_KEPT:].decode("utf-8", "replace")
+    return f"{head}\n[... {total - 2 * OUTPUT_KEPT} bytes left out ...]\n{tail}"
+
+
+def kept_from(fd: int, start: int, end: int) -> str:
+    """The bytes of the open file ``fd`` from offset ``start`` to ``end``, kept by :func:`kept_output` (only the
+    two ends are read, and the file's offset is left where it was)."""
+    size = end - start
+    if size <= 0:
+        return ""
+    if size <= 2 * OUTPUT_KEPT:
+        return kept_output(os.pread(fd, size, start))
+    return kept_output(os.pread(fd, OUTPUT_KEPT, start) + os.pread(fd, OUTPUT_KEPT, end - OUTPUT_KEPT), size)
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """What a target wrote to its standard output and standard error during one call, each kept by
+    :func:`kept_output`: shown in its finding, never in the run's own output."""
+
+    stdout: str = ""
+    stderr: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.stdout or self.stderr)
+
+    def __add__(self, other: "Output") -> "Output":
+        """Both, this one's first (a program's own output after what its in-process side wrote)."""
+        if not other:
+            return self
+        if not self:
+            return other
+        return Output(*(kept_output((a + b).encode("utf-8", "replace")) if a and b else a or b
+                        for a, b in ((self.stdout, other.stdout), (self.stderr, other.stderr))))
+
+    def to_json(self) -> dict[str, str]:
+        return {k: v for k, v in (("stdout", self.stdout), ("stderr", self.stderr)) if v}
 
 
 def version_key(version: str) -> tuple[int, ...]:

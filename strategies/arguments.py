@@ -31,10 +31,8 @@ from typing import Any, Callable, Mapping
 
 from hypothesis import reject, strategies as st
 
+from toolfuzz.schemas.patterns import python_pattern, python_schema, validator as ecma_validator
 from toolfuzz.strategies.stage import Drawer, boolean, integer, opaque, pick, stage
-from jsonschema import Draft202012Validator
-from jsonschema.validators import validator_for
-
 from toolfuzz.vocabulary import Tool
 from toolfuzz.strategies.formats import FORMATS
 from toolfuzz.strategies.values import integers, json_values, numbers, strings
@@ -60,6 +58,10 @@ _FILTERED = frozenset({
     "dependentRequired", "dependentSchemas", "dependencies", "contains", "minContains", "maxContains",
     "unevaluatedProperties", "unevaluatedItems",
 })
+#: Optional properties a drawn object holds at most.  A model fills in the fields a call needs, not every one
+#: of the 45,000 a generated schema may declare: half of those, drawn, made arguments of megabytes and cases of
+#: hundreds.  Above every bundled tool's count (4), so that their draws are what they were.
+MOST_OPTIONAL = 32
 _LOWER_BOUNDS = frozenset({"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"})
 _UPPER_BOUNDS = frozenset({"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"})
 
@@ -69,9 +71,8 @@ class Unsupported(Exception):
 
 
 def validator(schema: Mapping[str, Any]) -> Any:
-    # No format checker: the reference does not assert formats either.
-    cls = validator_for(schema, default=Draft202012Validator)
-    return cls(schema)
+    # The reference's own (toolfuzz.schemas.patterns): patterns read as ECMA-262 reads them, no formats asserted.
+    return ecma_validator(schema)
 
 
 def _freeze(schema: Mapping[str, Any]) -> str:
@@ -97,7 +98,8 @@ def _cached(frozen: str) -> st.SearchStrategy[Any]:
             from hypothesis_jsonschema import from_schema
 
             # hypothesis-jsonschema knows the date and time formats but not uuid.
-            fallback = from_schema(schema, custom_formats={"uuid": FORMATS["uuid"]}).filter(ok)
+            # Handed the patterns as Python reads them: it compiles and draws them with re.
+            fallback = from_schema(python_schema(schema), custom_formats={"uuid": FORMATS["uuid"]}).filter(ok)
             return _valid_values(functools.partial(opaque, strategy=fallback), ok, fallback)
         try:
             gen = compile_schema(schema, lenient=True)
@@ -285,8 +287,9 @@ class _Compiler:
         lo, hi = schema.get("minLength", 0), schema.get("maxLength")
         if "pattern" in schema:
             # JSON Schema patterns search, they do not match the whole string,
-            # which is exactly what from_regex draws without fullmatch.
-            base = st.from_regex(schema["pattern"])
+            # which is exactly what from_regex draws without fullmatch; read as ECMA-262 reads them ($ is
+            # the end, never before a final newline).
+            base = st.from_regex(python_pattern(schema["pattern"]))
             return functools.partial(opaque, strategy=base.filter(lambda s: lo <= len(s) and (hi is None or len(s) <= hi)))
         fmt = FORMATS.get(schema.get("format", ""))
         if fmt is not None:
@@ -321,6 +324,10 @@ class _Compiler:
                 return functools.partial(_maps, value=json_values.draw, most=3)
         if most is not None and most < len(required):
             raise Unsupported("maxProperties below required")
+        optional = tuple(k for k in fields if k not in required)
+        if len(optional) > MOST_OPTIONAL:
+            return functools.partial(_many_fields, fields=fields, required=frozenset(required), optional=optional,
+                                     most=most)
         return functools.partial(_objects, fields=fields, required=frozenset(required), most=most)
 
 
@@ -380,6 +387,15 @@ def _lists(draw: Any, element: Gen, lo: int, hi: int, unique: bool) -> list[Any]
 def _maps(draw: Any, value: Gen, most: int) -> dict[str, Any]:
     # A map: its keys are data, so they may be anything.
     return {strings.draw(draw, 0, 24): value(draw) for _ in range(integer(draw, 0, most))}
+
+
+def _many_fields(draw: Any, fields: dict[str, Gen], required: frozenset[str], optional: tuple[str, ...],
+                 most: int | None) -> dict[str, Any]:
+    """An object of a schema with more than MOST_OPTIONAL optional properties: the required ones, and up to
+    MOST_OPTIONAL of the others, picked from all of them (not the first few), in the schema's order."""
+    room = MOST_OPTIONAL if most is None else min(MOST_OPTIONAL, most - len(required))
+    chosen = {optional[integer(draw, 0, len(optional) - 1)] for _ in range(integer(draw, 0, room))}
+    return {key: gen(draw) for key, gen in fields.items() if key in required or key in chosen}
 
 
 def _objects(draw: Any, fields: dict[str, Gen], required: frozenset[str], most: int | None) -> dict[str, Any]:

@@ -90,6 +90,7 @@ class _Open:
     id: str | None = None
     name: str | None = None
     parts: list[str] = field(default_factory=list)
+    indexed: bool = True
 
 
 def expected_outcome(dispatched: Iterable[Sent], indexes: dict[int, int], tools: Sequence[Tool]) -> Outcome:
@@ -107,7 +108,9 @@ def expected_outcome(dispatched: Iterable[Sent], indexes: dict[int, int], tools:
             if s.kind == "entry":
                 c = calls.get(s.call)
                 if c is None:
-                    c = calls[s.call] = _Open(s.choice, indexes[s.call])
+                    # A call whose entries carry no index is numbered by its position: the wire never said so.
+                    c = calls[s.call] = _Open(s.choice, indexes[s.call],
+                                              indexed=isinstance((s.entry or {}).get("index"), int))
                 if c.id is None:
                     c.id = s.id
                 if c.name is None:
@@ -123,5 +126,5 @@ def expected_outcome(dispatched: Iterable[Sent], indexes: dict[int, int], tools:
             status = verdict(c.name, arguments, tools)
         else:
             status = INCOMPLETE
-        out.append(Call(c.choice, c.index, c.id, c.name, arguments, status, cut_offsets(c.parts)))
+        out.append(Call(c.choice, c.index, c.id, c.name, arguments, status, cut_offsets(c.parts), c.indexed))
     return Outcome(tuple(out), error)

@@ -6,6 +6,7 @@ network reads as ``bytes``.  It returns a list of dicts, one per call it
 would hand on::
 
     {"index": 0, "id": "call_1", "name": "get_weather", "arguments": "{...}",
+                           # index: None (or its position) for a call the wire sent without one
      "choice": 0,          # optional, default 0
      "complete": True,     # optional, default True: a call it would hand on
      "status": "..."}      # only for targets that claim validation
@@ -59,19 +60,30 @@ from typing import Any, Callable, Iterable
 
 from toolfuzz.severity import ANY_SERVER, SERVERS, SPECS
 
-__all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "Target", "BadReturn", "Scope", "ANY_SCOPE"]
+__all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "RELAXATIONS", "Target", "BadReturn", "Scope",
+           "ANY_SCOPE"]
 
 LEVELS = ("events", "bytes", "sse", "partial", "producer")
 
 #: What a plain function is judged on.
 PLAIN_CLAIMS = frozenset({"ids", "names", "completion"})
 #: What a plain function at level ``partial`` is judged on: ``exact-numbers`` means it tells ``1`` from
-#: ``1.0`` and keeps the sign of ``-0.0`` (a program in a language with one number type cannot).
+#: ``1.0`` and keeps the sign of ``-0.0`` (a program in a language with one number type cannot: its numbers
+#: are judged as IEEE doubles).
 PARTIAL_CLAIMS = frozenset({"exact-numbers"})
 #: Everything a target can claim; ``validation`` means it returns a status per call,
 #: ``errors`` the code of the stream error it ended with, ``values`` that it hands on each call's arguments
-#: as a parsed value (written back as JSON for the judge), so it is judged on the value, not the spelling.
-ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors", "exact-numbers", "values"})
+#: as a parsed value (written back as JSON for the judge), so it is judged on the value, not the spelling;
+#: ``utf16-strings`` that its language holds strings as UTF-16 code units (JavaScript), so a partial parser's
+#: string still arriving is judged as a prefix in those units.
+ALL_CLAIMS = frozenset({"ids", "names", "completion", "validation", "errors", "exact-numbers", "values",
+                        "utf16-strings"})
+#: What a library can be asked for, by the options its users pass, that a rule of the contract forbids:
+#: a target driven with such an option says so in ``Target.relaxations``, citing the library's documentation
+#: in its module, and the judge does not flag what was asked for (docs/contract.md, "How a target is judged").
+RELAXATIONS = {
+    "partial-numbers": "shows a number still arriving as the digits so far (partial-json-parser's Allow.NUM)",
+}
 
 
 @dataclass(frozen=True)
@@ -154,6 +166,8 @@ class Target:
     #: What it promises to read (:class:`Scope`): cases outside it are not run on it, and its findings are
     #: graded against it.
     scope: Scope = ANY_SCOPE
+    #: What the library was asked for that a rule forbids (:data:`RELAXATIONS`): not flagged.
+    relaxations: frozenset[str] = frozenset()
 
     def fn_for(self, dialect: str) -> Callable[..., Any]:
         """The function to run on cases of ``dialect``: ``extra["by_dialect"][dialect]`` if given, else :attr:`fn`."""
@@ -178,3 +192,6 @@ class Target:
             self.scope.check()
         except ValueError as e:
             raise ValueError(f"target {self.name!r}: {e}") from None
+        unknown = set(self.relaxations) - RELAXATIONS.keys()
+        if unknown:
+            raise ValueError(f"target {self.name!r}: unknown relaxations {sorted(unknown)}")

@@ -1,7 +1,7 @@
 """A target that is another program: one long-running child process, one JSON line in and one out per case.
 
 ``--target cmd:"node assemble.js"`` starts the command once, reads its
-handshake line (name, version, level, claims, dialects), and from then on
+handshake line (name, version, level, claims, dialects, relaxations), and from then on
 each case is one request line written to its stdin and one answer line read
 from its stdout.  docs/subprocess.md is the protocol; this module is the
 harness's side of it.
@@ -24,8 +24,20 @@ Inside a call, whatever went wrong is told apart:
   would belong to this case, and restarted for the next one;
 * the child exited: raised as :class:`ChildDied`, with its exit status and
   the tail of its stderr;
-* a line that is not JSON, not an answer, or longer than the bound:
-  :class:`toolfuzz.targets.base.BadReturn`, reported as ``bad_return``.
+* a protocol line (one that begins with ``{``) that is not JSON, not an
+  answer, or longer than the bound: :class:`toolfuzz.targets.base.BadReturn`,
+  reported as ``bad_return``.
+
+A line that does not begin with ``{`` is not the protocol's: a library's
+print, say.  It is kept, with what the program wrote to stderr meanwhile, as
+the case's output (:meth:`Child.output`, shown in its finding), and the
+answer is still awaited.
+
+Every program ends with the harness: killed with its process group when a
+case times out or the target is stopped, and at exit (:func:`stop_all`, which
+a worker calls itself, since it ends without atexit handlers).  On Linux the
+kernel kills it too when the process that started it dies, SIGKILL included
+(``PR_SET_PDEATHSIG``, set by a launcher that then becomes the program).
 """
 
 from __future__ import annotations
@@ -36,18 +48,20 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import weakref
 from typing import Any, BinaryIO
 
-from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS
-from toolfuzz.targets.base import ALL_CLAIMS, ANY_SCOPE, BadReturn, LEVELS, PLAIN_CLAIMS, Scope, Target
+from toolfuzz.vocabulary import DIALECTS, OUTPUT_KEPT, TEXT_DIALECTS, Output, kept_from, kept_output
+from toolfuzz.targets.base import ALL_CLAIMS, ANY_SCOPE, BadReturn, LEVELS, PLAIN_CLAIMS, RELAXATIONS, Scope, Target
 
 __all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
-           "command_target", "HANDSHAKE_SECONDS"]
+           "command_target", "HANDSHAKE_SECONDS", "stop_all"]
 
 PROTOCOL = "toolfuzz-subprocess/1"
 #: Longest answer line read back; a longer one is a bad return, and the child is restarted.
@@ -59,6 +73,13 @@ HANDSHAKE_SECONDS = 10.0
 #: How long to wait for an answer when no harness time limit is running (off the main thread).
 FALLBACK_SECONDS = 60.0
 _STDERR_TAIL = 600
+#: Run by this Python before the program, in the process that then becomes the program (exec keeps the pid and
+#: the setting): the kernel sends it SIGKILL when the thread that started it ends, this process's death included,
+#: however it dies.  A parent that died before the setting took is seen by the pid the launcher was given.
+_LAUNCHER = ("import ctypes, os, sys\n"
+             "ctypes.CDLL(None).prctl(1, 9)\n"  # PR_SET_PDEATHSIG, SIGKILL
+             "if os.getppid() != int(sys.argv[1]): os._exit(1)\n"
+             "os.execv(sys.argv[2], sys.argv[3:])\n")
 
 
 class CommandError(Exception):
@@ -98,6 +119,12 @@ class Child:
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: BinaryIO | None = None
         self._buffer = b""
+        #: Lines of the program's stdout that are not the protocol's, since the last case began.
+        self._stray = _Kept()
+        #: What the last case wrote besides its answer (:meth:`output`).
+        self._output = Output()
+        #: A request was written and its answer not read whole: the program is busy with a case that is over.
+        self._busy = False
         _live.add(self)
 
     # -- life cycle (outside any target call) --------------------------------
@@ -110,18 +137,21 @@ class Child:
             # A session of its own, so that stop() reaches whatever the command
             # started in turn (a shell, npx, ...), and a terminal's Ctrl-C
             # reaches only toolfuzz, which then stops it.
-            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            self._proc = subprocess.Popen(_launched(self.argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=self._stderr, bufsize=0, start_new_session=True)
         except OSError as e:
             self.stop()
             raise CommandError(f"cannot start {self.argv[0]}: {e.strerror or e}") from None
         self.starts += 1
         self._buffer = b""
+        self._stray = _Kept()
         try:
             line = self._read_line(time.monotonic() + self.handshake_seconds, MAX_HANDSHAKE_BYTES)
         except TimeoutError:
+            stray = self._stray.text()
             self.stop()
-            raise CommandError(f"no handshake line within {self.handshake_seconds:g} s{self._tail()}") from None
+            said = f"; its stdout had only: {stray[-200:]!r}" if stray else ""
+            raise CommandError(f"no handshake line within {self.handshake_seconds:g} s{said}{self._tail()}") from None
         except (ChildDied, BadReturn) as e:
             self.stop()
             raise CommandError(f"no handshake: {e}") from None
@@ -142,12 +172,19 @@ class Child:
         """Before each case: note its dialect, and restart the program if it is not running (it died, or a case
         killed it)."""
         self.dialect = getattr(case, "dialect", None) or DIALECTS[0]
+        if self._busy:
+            # A case ended without its answer and the program was not stopped (the time limit struck again
+            # on the way out): it is still at that case, and its answer would be taken for this one's.
+            self.stop()
         if self._proc is None or self._proc.poll() is not None:
             self.start()
 
     def stop(self) -> None:
-        """Kill the program and everything it started, and forget it; the next prepare() starts it afresh."""
-        proc, self._proc = self._proc, None
+        """Kill the program and everything it started, and forget it; the next prepare() starts it afresh.
+
+        The program is forgotten last: a stop cut short (the time limit strikes again and again until the case
+        is over) leaves it known, and still busy, for the next prepare() to stop."""
+        proc = self._proc
         if proc is not None:
             if proc.poll() is None:
                 try:
@@ -161,39 +198,58 @@ class Child:
             for pipe in (proc.stdin, proc.stdout):
                 if pipe is not None:
                     pipe.close()
+        self._proc = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
         self._buffer = b""
+        self._busy = False
+
+    def output(self) -> Output:
+        """What the last case wrote besides its answer: its stray stdout lines and its stderr (the program's own
+        capture added, when it sends one); asked once, after the call."""
+        output, self._output = self._output, Output()
+        return output
 
     # -- one case (inside the target call) -----------------------------------
 
     def __call__(self, arg: Any, tools: Any = (), limits: Any = None) -> Any:
         """One case; ``tools`` (the request's, for a producer) go with it, ``limits`` do not: the harness keeps
         its own bounds around the program."""
+        self._output = Output()
         if self._proc is None:
             raise ChildDied("the program is not running")
         self.cases += 1
         request = _request(self.cases, self.level, self.dialect, arg, tools)
         waited = self._wait_limit()
+        self._stray = _Kept()
+        stderr_from = self._stderr_size()
         try:
-            stale = self._pending()
-            if stale:
-                raise BadReturn(f"the program wrote output no request asked for: {stale[:80]!r}")
-            self._write(request)
-            line = self._read_line(time.monotonic() + waited, self.max_answer)
+            try:
+                stale = self._pending()
+                if stale:
+                    raise BadReturn(f"the program wrote output no request asked for: {stale[:80]!r}")
+                self._busy = True
+                self._write(request)
+                line = self._read_line(time.monotonic() + waited, self.max_answer)
+                extra = self._sift()
+                if extra:
+                    raise BadReturn(f"the program wrote more than one line: {extra[:80]!r} follows its answer")
+                self._busy = False
+            finally:
+                self._output = Output(self._stray.text(), self._stderr_since(stderr_from))
         except TimeoutError:
             self.stop()
             raise TimeoutError(f"no answer within {waited:g} s") from None
         except BaseException:
-            # Timed out (the harness's alarm), died, oversized, interrupted:
+            # Timed out (the harness's alarm), died, oversized, two answers, interrupted:
             # the next line it writes would be taken for the next case's answer.
             self.stop()
             raise
-        if self._buffer:
-            self.stop()
-            raise BadReturn(f"the program wrote more than one line: {self._buffer[:80]!r} follows its answer")
-        return _answer(line, {"sse": "events", "partial": "value", "producer": "produced"}.get(self.level, "calls"))
+        doc = _document(line)
+        self._output += _sent_output(doc)
+        return _answer(doc, line, {"sse": "events", "partial": "value", "producer": "produced"}.get(self.level,
+                                                                                                   "calls"))
 
     def _wait_limit(self) -> float:
         # The harness's SIGALRM is the time limit; this only bounds a wait
@@ -213,26 +269,44 @@ class Child:
             raise self._died() from None
 
     def _pending(self) -> bytes:
-        """Bytes the program wrote since its last answer, without waiting."""
+        """The protocol lines the program wrote since its last answer, read without waiting (:meth:`_sift`)."""
         assert self._proc is not None and self._proc.stdout is not None
         fd = self._proc.stdout.fileno()
-        pending = self._buffer
         while select.select([fd], [], [], 0)[0]:
             data = os.read(fd, 65536)
             if not data:
                 break  # end of file: the write or read that follows says the program died
-            pending += data
-        self._buffer = b""
+            self._buffer += data
+        return self._sift()
+
+    def _sift(self) -> bytes:
+        """The protocol lines among the bytes read and not yet taken (a line begun counts); the stray lines among
+        them are kept as the case's output, and a stray line begun is left to finish."""
+        pending = b""
+        while self._buffer:
+            end = self._buffer.find(b"\n")
+            line = self._buffer if end < 0 else self._buffer[:end + 1]
+            if _protocol(line):
+                pending += line
+            elif end < 0:
+                break
+            else:
+                self._stray.add(line)
+            self._buffer = self._buffer[len(line):]
         return pending
 
     def _read_line(self, deadline: float, limit: int) -> bytes:
+        """The next protocol line; the stray lines before it are kept as the case's output."""
         assert self._proc is not None and self._proc.stdout is not None
         fd = self._proc.stdout.fileno()
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
                 line, self._buffer = self._buffer[:end], self._buffer[end + 1:]
-                return line
+                if _protocol(line):
+                    return line
+                self._stray.add(line + b"\n")
+                continue
             if len(self._buffer) > limit:
                 raise BadReturn(f"the answer line is longer than {limit} bytes")
             left = deadline - time.monotonic()
@@ -254,6 +328,14 @@ class Child:
             how = "closed its stdout"
         return ChildDied(f"the program {how}{self._tail()}")
 
+    def _stderr_size(self) -> int:
+        return os.fstat(self._stderr.fileno()).st_size if self._stderr is not None else 0
+
+    def _stderr_since(self, start: int) -> str:
+        """What the program wrote to stderr from ``start`` on, kept by its two ends (read without moving the
+        offset the program writes at: its stderr is this file's own description)."""
+        return kept_from(self._stderr.fileno(), start, self._stderr_size()) if self._stderr is not None else ""
+
     def _tail(self) -> str:
         if self._stderr is None:
             return ""
@@ -264,11 +346,44 @@ class Child:
         return f"; stderr ends: {' | '.join(text.splitlines()[-4:])}" if text else ""
 
 
+class _Kept:
+    """Bytes kept by their two ends as they come: the first and the last :data:`OUTPUT_KEPT`, and how many."""
+
+    def __init__(self) -> None:
+        self.head = self.tail = b""
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = OUTPUT_KEPT - len(self.head)
+        if room > 0:
+            self.head, data = self.head + data[:room], data[room:]
+        if data:
+            self.tail = (self.tail + data)[-OUTPUT_KEPT:]
+
+    def text(self) -> str:
+        return kept_output(self.head + self.tail, self.total) if self.total else ""
+
+
+def _protocol(line: bytes) -> bool:
+    """Whether ``line`` is the protocol's: every protocol line is a JSON object, so it begins with ``{``."""
+    return line.lstrip(b" \t\r").startswith(b"{")
+
+
+def _launched(argv: list[str]) -> list[str]:
+    """``argv`` as started: on Linux through :data:`_LAUNCHER`, so that it cannot outlive this process."""
+    path = shutil.which(argv[0])
+    if not sys.platform.startswith("linux") or path is None or not sys.executable:
+        return argv  # a command that cannot be found fails in Popen as it would without the launcher
+    return [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(os.getpid()), path, *argv]
+
+
 _live: "weakref.WeakSet[Child]" = weakref.WeakSet()
 
 
 @atexit.register
-def _stop_all() -> None:
+def stop_all() -> None:
+    """Stop every program this process started: at exit, and from a process that ends without atexit handlers."""
     for child in list(_live):
         child.stop()
 
@@ -295,6 +410,9 @@ def _handshake(line: bytes, default_level: str) -> dict[str, Any]:
     claims = doc.get("claims", [] if level == "partial" else sorted(PLAIN_CLAIMS))
     if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims) or set(claims) - ALL_CLAIMS:
         raise CommandError(f"handshake field 'claims' must be a list drawn from {', '.join(sorted(ALL_CLAIMS))}")
+    relaxations = doc.get("relaxations", [])
+    if not isinstance(relaxations, list) or not all(isinstance(r, str) and r in RELAXATIONS for r in relaxations):
+        raise CommandError(f"handshake field 'relaxations' must be a list drawn from {', '.join(RELAXATIONS)}")
     dialects = doc.get("dialects", list(DIALECTS))
     if not isinstance(dialects, list) or not all(isinstance(d, str) for d in dialects):
         raise CommandError("handshake field 'dialects' must be a list of strings")
@@ -302,7 +420,8 @@ def _handshake(line: bytes, default_level: str) -> dict[str, Any]:
         raise CommandError(f"handshake field 'dialects' names none that toolfuzz generates "
                            f"({', '.join(DIALECTS + TEXT_DIALECTS)})")
     return {"name": name, "version": version, "level": level, "claims": claims, "dialects": dialects,
-            "scope": _scope(doc.get("scope", {}))}
+            "scope": _scope(doc.get("scope", {})),
+            "relaxations": relaxations}
 
 
 def _scope(doc: Any) -> Scope:
@@ -348,11 +467,23 @@ def _request(number: int, level: str, dialect: str, arg: Any, tools: Any = ()) -
     return json.dumps(doc, separators=(",", ":")).encode("ascii") + b"\n"
 
 
-def _answer(line: bytes, key: str) -> Any:
+def _document(line: bytes) -> Any:
     try:
-        doc = json.loads(line)
+        return json.loads(line)
     except (ValueError, RecursionError):
         raise BadReturn(f"the answer is not JSON: {line[:80]!r}") from None
+
+
+def _sent_output(doc: Any) -> Output:
+    """The ``output`` an answer may carry: what the program's own capture had of the case (``toolfuzz serve``'s)."""
+    sent = doc.get("output") if isinstance(doc, dict) else None
+    if not isinstance(sent, dict):
+        return Output()
+    return Output(*(kept_output(text.encode("utf-8", "replace")) if isinstance(text, str) else ""
+                    for text in (sent.get("stdout"), sent.get("stderr"))))
+
+
+def _answer(doc: Any, line: bytes, key: str) -> Any:
     if not isinstance(doc, dict) or len({key, "error", "protocol_error"} & doc.keys()) != 1:
         raise BadReturn(f"the answer is not an object with one of {key}, error, protocol_error: {line[:80]!r}")
     if "protocol_error" in doc:
@@ -411,6 +542,7 @@ def command_target(argv: list[str], *, level: str = "events", summary: str = "",
     # A producer parses against the request's tools: they go with each case (docs/subprocess.md).
     return Target(name=hello["name"], fn=child, level=hello["level"], reports=frozenset(hello["claims"]),
                   dialects=tuple(hello["dialects"]), version=hello["version"],
+                  relaxations=frozenset(hello["relaxations"]),
                   takes_request=hello["level"] == "producer",
                   summary=summary or f"{' '.join(argv)} over the subprocess protocol", scope=hello["scope"],
-                  extra={"prepare": child.prepare, "child": child})
+                  extra={"prepare": child.prepare, "child": child, "output": child.output})

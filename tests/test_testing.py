@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
+from toolfuzz.cli import main
+from toolfuzz.corpus.findings import target_folder
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.errors import UsageError
 from toolfuzz.targets.selftest import mutants
@@ -26,13 +30,14 @@ def test_a_broken_assembler_fails_naming_each_root_cause_and_its_fixture(tmp_pat
     with pytest.raises(AssertionError) as raised:
         check_assembler(mutants.shared_buffer, max_examples=400, findings=tmp_path, seed=3)
     message = str(raised.value)
-    assert message.startswith("toolfuzz: SharedBuffer diverges in ")
+    name = "toolfuzz.targets.selftest.mutants:SharedBuffer"  # the module it is defined in, and its qualified name
+    assert message.startswith(f"toolfuzz: {name} diverges in ")
     # Choices mixed is a bug (OpenAI documents n); calls interleaving, a shape no server is seen sending,
     # is robustness: written, and not what the check fails on by default.
-    assert "bug: SharedBuffer/choices_mixed/multi-choice: " in message
+    assert f"bug: {name}/choices_mixed/multi-choice: " in message
     assert "interleaved" not in message and any(tmp_path.rglob("*--interleaved+multi-call.json"))
     paths = re.findall(r"-> (\S+)", message)
-    assert paths and all(Path(p).parent == tmp_path / "SharedBuffer" for p in paths)
+    assert paths and all(Path(p).parent == tmp_path / target_folder(name) for p in paths)
     for p in paths:
         assert load(Path(p)).case.expected.calls  # a fixture that loads, with the calls it was built from
     # The same seed finds the same, into the same files.
@@ -122,12 +127,41 @@ def test_in_a_users_suite_the_broken_one_fails_naming_its_fixture_and_the_correc
     result = pytester.runpytest("-p", "no:cacheprovider", "--toolfuzz-findings", "found")
     result.assert_outcomes(passed=1, failed=1)
     out = result.stdout.str()
-    fixture = re.search(r"-> (found/assemble/\S+\.json)", out)
-    assert fixture and "toolfuzz: assemble diverges in" in out
+    fixture = re.search(rf"-> (found/{target_folder('test_user:assemble')}/\S+\.json)", out)
+    assert fixture and "toolfuzz: test_user:assemble diverges in" in out
     assert load(pytester.path / fixture.group(1)).case.expected.calls
     # The seed is the test's own: a second session finds the same fixture.
     again = pytester.runpytest("-p", "no:cacheprovider", "--toolfuzz-findings", "found")
     assert fixture.group(1) in again.stdout.str()
+
+
+def test_two_modules_same_named_functions_file_apart_merge_keeps_both_and_replay_by_file_agrees(
+        tmp_path, monkeypatch, capsys):
+    # The same mistake in two modules' `assemble`: the same root cause, of two targets.
+    broken = USER_TESTS.split("def test_mine")[0]
+    for module in ("tfz_alpha", "tfz_beta"):
+        (tmp_path / f"{module}.py").write_text(broken)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for module in ("tfz_alpha", "tfz_beta"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+        with pytest.raises(AssertionError, match=f"toolfuzz: {module}:assemble diverges in "):
+            check_assembler(importlib.import_module(module).assemble, profiles=["openai"], max_examples=200,
+                            findings="found", seed=1)
+    assert sorted(p.name for p in (tmp_path / "found").iterdir()) == sorted(
+        target_folder(f"{m}:assemble") for m in ("tfz_alpha", "tfz_beta"))
+    assert main(["corpus", "merge", "found", "--into", "corpus"]) == 0
+    merged = {t for p in (tmp_path / "corpus").rglob("*.json") for t in load(p).observed}
+    assert merged == {"tfz_alpha:assemble", "tfz_beta:assemble"}, capsys.readouterr().out
+    capsys.readouterr()
+    # Given as a file, each function has the name it was filed under: its findings are recorded, not unexpected.
+    for module in ("tfz_alpha", "tfz_beta"):
+        mine = tmp_path / "corpus" / target_folder(f"{module}:assemble")
+        code = main(["replay", str(mine), "--target", f"{module}.py:assemble"])
+        out = capsys.readouterr().out
+        n = len(list(mine.glob("*.json")))
+        assert code == 0 and out.splitlines()[-1] == f"pass: {n} fixtures x 2 targets, {n} ok, {n} still fails, " \
+                                                     "0 unexpected", out
 
 
 def test_an_exported_check_judges_every_fixture_in_findings_as_the_harness_does():

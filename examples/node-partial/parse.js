@@ -6,7 +6,9 @@
 // helpers show while a tool call streams.  A result whose state is
 // "failed-parse" or "undefined-input" shows nothing (null).  JavaScript has
 // one number type, so the handshake does not claim exact-numbers: toolfuzz
-// compares numbers by value.  Nothing here touches the network.
+// compares numbers as IEEE doubles.  Its strings are UTF-16 code units, so it
+// claims utf16-strings: a string still arriving may end in the first half of
+// a pair.  Nothing here touches the network.
 'use strict';
 
 const readline = require('node:readline');
@@ -44,7 +46,7 @@ async function main() {
     name: 'ai-sdk-parse-partial-json',
     version,
     level: 'partial',
-    claims: [],
+    claims: ['utf16-strings'],
     dialects: ['openai-chat', 'openai-responses', 'anthropic'],
     // parsePartialJson reads a prefix of a JSON text without raising: what it is for (docs/severity.md).
     scope: { specs: ['json'], promises: ['raised_on_prefix'], surface: 'parsePartialJson from ai' },

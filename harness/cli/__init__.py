@@ -1,7 +1,12 @@
 """The ``toolfuzz`` command line: one subcommand per module of this package.
 
-Exit status: 0 success, 1 the job found something (a stream error, a
-divergence), 2 a usage or input error, reported as one line on stderr.
+Exit status (:class:`toolfuzz.errors.Exit`), whatever becomes of the output:
+0 nothing found, 1 the job found something (a divergence, a stream error),
+2 a usage or input error, reported as one line on stderr, 3 a bug in
+toolfuzz (one line on stderr says where its traceback was written), 130
+interrupted (Ctrl-C, SIGTERM, its output closed) with nothing found.  A
+reader that goes away (``| head``) is not an error: the command's own
+status stands (:mod:`toolfuzz.cli.streams`).
 
 Only the chosen subcommand's module is imported (each brings in Hypothesis,
 the targets or the corpus as it needs them), so that ``toolfuzz assemble``
@@ -12,11 +17,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import shlex
 import sys
+import time
+import traceback
+from pathlib import Path
 from typing import Sequence
 
 from toolfuzz import __version__
-from toolfuzz.errors import UsageError
+from toolfuzz.cli.streams import guarded
+from toolfuzz.errors import Exit, UsageError
 
 __all__ = ["main", "COMMANDS"]
 
@@ -25,11 +36,21 @@ COMMANDS = ("run", "replay", "corpus", "export", "generate", "profiles", "target
             "show", "serve")
 
 
+#: The exit statuses, as ``toolfuzz --help`` ends with them (README's table of commands says the same).
+EPILOG = """exit status, whatever becomes of the output:
+  0    nothing found
+  1    something found: divergences (run, replay), a stale page (corpus matrix --check)...
+  2    a usage or input error, said in one line
+  3    a bug in toolfuzz: one line says where its traceback was written
+  130  interrupted (Ctrl-C, SIGTERM, output closed) before anything was found"""
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with ``only``, one that knows that subcommand alone (the others are never imported)."""
     parser = argparse.ArgumentParser(
         prog="toolfuzz",
         description="Fuzz and compare assemblers of streamed LLM tool calls.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"toolfuzz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -49,16 +70,34 @@ def _chosen(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(_chosen(argv)).parse_args(argv)
+    with guarded():
+        args = build_parser(_chosen(argv)).parse_args(argv)
+        try:
+            return int(args.run(args))
+        except UsageError as e:
+            print(f"toolfuzz {args.command}: {e}", file=sys.stderr)
+            return Exit.USAGE
+        except KeyboardInterrupt:
+            print(f"toolfuzz {args.command}: interrupted", file=sys.stderr)
+            return Exit.INTERRUPTED
+        except Exception as e:  # noqa: BLE001 - a bug of ours: said in one line, its traceback kept
+            where = _keep_traceback(Path(getattr(args, "state", None) or ".toolfuzz"), args.command, argv)
+            print(f"toolfuzz {args.command}: internal error, a bug in toolfuzz {__version__} "
+                  f"({type(e).__name__}: {' '.join(str(e).split())[:200]}); "
+                  + (f"the traceback is in {where}" if where else "its traceback is above")
+                  + "; please report it", file=sys.stderr)
+            return Exit.INTERNAL
+
+
+def _keep_traceback(state: Path, command: str, argv: list[str]) -> Path | None:
+    """The exception being handled written to ``STATE/crashes/``; where a file cannot be written, to stderr."""
+    text = traceback.format_exc()
+    path = state / "crashes" / f"{command}-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.txt"
     try:
-        return int(args.run(args))
-    except UsageError as e:
-        print(f"toolfuzz {args.command}: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        # `toolfuzz show x | head` is not an error worth a traceback.
-        sys.stderr.close()
-        return 0
-    except KeyboardInterrupt:
-        print(f"toolfuzz {args.command}: interrupted", file=sys.stderr)
-        return 130
+        from toolfuzz.corpus.fixtures import write_atomic
+
+        write_atomic(path, f"toolfuzz {__version__}: toolfuzz {shlex.join(argv)}\n{text}")
+    except Exception:  # noqa: BLE001 - the traceback must reach someone
+        sys.stderr.write(text)
+        return None
+    return path

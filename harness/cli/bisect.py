@@ -21,7 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bisect", help="find the releases of a package on which fixtures fail",
                        description="For each fixture, run TARGET on releases of PKG, each in an environment of its "
                        "own (toolfuzz env), by bisection, and print the first release where it fails after passing "
-                       "(introduced) and the first where it passes after failing (fixed), with every release tested. "
+                       "(introduced) and the first where it stops failing (fixed), with every release tested. A "
+                       "release fails when it diverges with the root cause the fixture records for the target (its "
+                       "kind, and for a raise its crash state); one that diverges another way is changed. "
                        f"Without --between, the releases of the last {DEFAULT_YEARS} years by the index's upload dates "
                        f"(the {FALLBACK_RELEASES} newest where the index gives none).")
     p.add_argument("paths", nargs="+", metavar="PATH", help="fixture file, or folder of *.json fixtures")
@@ -53,8 +55,12 @@ def run(args: argparse.Namespace) -> int:
 
     say(f"toolfuzz bisect: {len(fixtures)} fixture{'s' * (len(fixtures) != 1)} over {len(versions)} releases of "
         f"{args.package}, {chosen} ({versions[0]} to {versions[-1]})")
+    # Each fixture's recorded root cause for the target, where it records one: a release that diverges another
+    # way is changed, not failing.
+    name = args.target.partition("@")[0]
     found = [bisect(str(f.path), versions,
-                    probe_in_environment(f.fixture.case, args.target, args.package, args.timeout, say), args.samples)
+                    probe_in_environment(f.fixture.case, args.target, args.package, args.timeout, say,
+                                         f.root_cause(name)), args.samples)
              for f in fixtures]
     if args.record:
         for loaded, r in zip(fixtures, found):

@@ -2,7 +2,8 @@
 
 Exit status: 0 done; 1 for ``check`` when the reference disagrees with a
 fixture or a self-test fixture no longer fails, and for ``matrix --check``
-when the page is stale; 2 for a usage or input error.
+when the page is stale; 2 for a usage or input error (for ``check``, also a
+fixture that cannot be read, listed while the others are replayed).
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "replaces it; others are kept out. Every input is checked before anything is written; "
                          "files are copied byte for byte, but one that replaces another takes over its statement "
                          "and recorded ranges where it has none, and one folded into a fixture of its own target "
-                         "leaves its statement there when that one has none.")
+                         "leaves its statement there when that one has none. A fixture folded in or removed is kept "
+                         "inside the one that stands for its root cause, as a variant (signature, name, statement, "
+                         "case).")
     m.add_argument("dirs", nargs="+", metavar="DIR", help="folder (or file) of fixtures to merge in")
     m.add_argument("--into", default=DEFAULT, metavar="DIR", help=f"the corpus to merge into (default {DEFAULT}/)")
     m.set_defaults(run=run_merge)
@@ -61,7 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                          description="Replay every fixture on the reference and on its recorded targets, and sort "
                          "the cells: new divergences, still failing, changed, fixed in the installed version, "
                          "skipped. Exit 1 only when the reference disagrees with a fixture or a self-test fixture "
-                         "no longer fails: a library that fixes a bug is reported, not a failure.")
+                         "no longer fails: a library that fixes a bug is reported, not a failure; else exit 2 when "
+                         "a fixture cannot be read (listed under 'unreadable'; the others are replayed).")
     c.add_argument("paths", nargs="*", default=[DEFAULT], metavar="PATH", help=f"fixtures (default {DEFAULT}/)")
     add_target_options(c, "the built-in targets each fixture records")
     c.add_argument("--json", action="store_true", help="print a machine-readable report")

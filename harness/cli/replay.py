@@ -3,7 +3,8 @@
 Exit 0 when every cell is as the fixtures lead us to expect (a recorded
 divergence that still fails, or is now fixed, is expected), 1 when a cell
 diverges that was not recorded as diverging or the reference disagrees with
-a fixture, 2 for a usage or input error.  ``toolfuzz.corpus.replay`` says how.
+a fixture, 2 for a usage or input error (a fixture that cannot be read is a
+row of its own, and the others run).  ``toolfuzz.corpus.replay`` says how.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 from toolfuzz.cli.arguments import add_dialect_option, add_target_options
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.fixtures import write_atomic
-from toolfuzz.corpus.replay import load_fixtures, replay
+from toolfuzz.corpus.replay import read_fixtures, replay
 from toolfuzz.outputs.replay_matrix import render, replay_junit
 from toolfuzz.judge.contestants import resolve_all
 
@@ -27,8 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Replay fixture files (or folders of them) on the reference and on targets, and print a "
         "matrix of fixtures by targets. With no --target, each fixture runs on the built-in targets it "
         "records. A target recorded as diverging is expected to diverge: it is reported as 'still fails', "
+        "as 'changed' when it diverges another way (another kind, or a raise at another crash state), "
         "or as 'fixed' once it agrees. Exit 0 when every cell is as expected, 1 when a target diverges "
-        "where it was not recorded to (or the reference disagrees with a fixture), 2 for a usage error.")
+        "where it was not recorded to (or the reference disagrees with a fixture), 2 for a usage error or a fixture "
+        "that cannot be read (a row of its own; the others run).")
     p.add_argument("paths", nargs="+", metavar="PATH", help="fixture file, or folder of *.json fixtures")
     add_target_options(p, "the reference and the built-in targets each fixture records")
     add_dialect_option(p, "replay only the fixtures of this dialect (each runs in its own dialect)", None)
@@ -41,12 +44,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # Everything that can be wrong with the input is found before anything runs.
     given = resolve_all(args.target, args.level) if args.target else None
-    fixtures = load_fixtures(args.paths)
+    fixtures, unreadable = read_fixtures(args.paths)
     if args.dialect is not None:
         fixtures = [f for f in fixtures if f.fixture.case.dialect == args.dialect]
-        if not fixtures:
+        if not fixtures and not unreadable:
             raise UsageError(f"no fixture of dialect {args.dialect} in {' '.join(args.paths)}")
-    report = replay(fixtures, given, args.timeout)
+    report = replay(fixtures, given, args.timeout, unreadable)
     if args.junit:
         try:
             write_atomic(args.junit, replay_junit(report))

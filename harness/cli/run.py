@@ -11,12 +11,14 @@ from pathlib import Path
 from toolfuzz.cli.arguments import add_dialect_option, add_target_options, positive_int, positive_seconds, \
     producer_dialects, targets_for
 from toolfuzz.cli.arguments import memory_size, severity_option
+from toolfuzz.cli.streams import result, when_gone
 from toolfuzz.corpus.findings import FindingWriter
 from toolfuzz.corpus.fixtures import write_atomic
-from toolfuzz.engine.events import Event
+from toolfuzz.engine.events import Event, Stats
 from toolfuzz.engine.runner import RunConfig, execute
 from toolfuzz.engine.signals import stop_on_signals
 from toolfuzz.engine.units import parse_shard
+from toolfuzz.errors import Exit, need_writable
 from toolfuzz.outputs.console import Console
 from toolfuzz.outputs.report import DEATH_KINDS, fixed_findings, write_report
 from toolfuzz.outputs.run_results import junit, summary, table
@@ -35,7 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Generate streams whose outcome is known by construction, run every target on each, "
         "reduce each new root cause to the features it needs and save it as a fixture file; later divergences "
         "of a known root cause are counted as its hits. Exit 0 when nothing diverged, 1 when something "
-        "did, 2 for a usage or input error.")
+        "did (also when stopped early: Ctrl-C, SIGTERM, or its output closed), 2 for a usage or input error, "
+        "3 for a bug in toolfuzz, 130 when stopped early with nothing found. The summary goes to standard error "
+        "when no one reads standard output.")
     add_target_options(p, "every installed built-in target")
     add_dialect_option(p, "the wire dialect to generate; only targets that support it run", text=True)
     p.add_argument("--profile", action="append", default=None, metavar="NAME",
@@ -60,11 +64,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--report", metavar="FILE.md|FILE.html",
                    help="also write a report for people: new and fixed findings, the matrix, examples and time")
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                   help="worker processes, each with its own seed, restarted when a target kills one "
-                   "(default 1: search in this process); see docs/nightly.md")
+                   help="worker processes the targets run in, each with its own seed, restarted when a target kills "
+                   "one: a crash, an exit, a hang or running out of memory is a finding and the run goes on "
+                   "(default 1); see docs/nightly.md")
+    p.add_argument("--in-process", action="store_true",
+                   help="search in this process instead, faster but unprotected: a target that crashes, exits, hangs "
+                   "in C or eats memory ends the run (no --workers, no --shard; --memory-cap does not apply)")
     p.add_argument("--memory-cap", type=memory_size, default=DEFAULT_MEMORY_CAP, metavar="SIZE",
-                   help="address space of each worker process, e.g. 512M or 2G, 'none' for no cap (default 2G; "
-                   "with --workers 2 or more)")
+                   help="address space of each worker process, e.g. 512M or 2G, 'none' for no cap; past it, a "
+                   "target's allocation is a memory finding (default 2G)")
     p.add_argument("--database", metavar="PATH|redis://HOST:PORT/N|none", default=None,
                    help="where the seeds of failing cases are kept for the next run to draw first (default "
                    "STATE/db, or none with --seed)")
@@ -78,6 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    _check_folders(args)
     targets = targets_for(args.target, args.level, args.dialect)
     # A producer run names its targets to each worker, the environments' included; it draws in their formats.
     specs = tuple(args.target) or (tuple(t.name for t in targets) if args.level == "producer" else ())
@@ -86,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     config = RunConfig(
         targets=tuple(targets), specs=specs, level=args.level, dialect=args.dialect, dialects=dialects,
         profiles=tuple(args.profile) if args.profile else None, tools=args.tools, max_examples=args.max_examples or UNLIMITED,
-        budget=args.budget, seed=seed, timeout=args.timeout, workers=args.workers,
+        budget=args.budget, seed=seed, timeout=args.timeout, workers=args.workers, in_process=args.in_process,
         shard=parse_shard(args.shard) if args.shard else None, memory_cap=args.memory_cap or None,
         state=Path(args.state),
         database=args.database or (None if args.seed is not None else str(Path(args.state) / "db")),
@@ -102,19 +111,41 @@ def run(args: argparse.Namespace) -> int:
         writer(event)
         console(event)
 
-    with stop_on_signals() as stopping:
-        stats = execute(config, emit, stopping)
+    try:
+        with stop_on_signals() as stopping:
+            # A reader gone from the terminal's lines (`2>&1 | head`) ends the run as Ctrl-C would.
+            when_gone(sys.stderr, stopping.set)
+            stats = execute(config, emit, stopping)
+    except KeyboardInterrupt:
+        # A second Ctrl-C: no summary, but what was written stays and the status still says it.
+        print(f"toolfuzz run: interrupted again; {len(writer.saved)} finding(s) left in {root}/", file=sys.stderr)
+        return status(writer.saved, None, args.fail_on)
     saved = writer.saved
     results = summary(targets, saved, stats, seed, {} if dialects else DIALECT_PROFILES[args.dialect])
-    if args.json:
-        json.dump(results, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(table(targets, saved, stats))
+    result(json.dumps(results, indent=2) + "\n" if args.json else table(targets, saved, stats))
     if args.junit:
         write_atomic(args.junit, junit(targets, saved, stats, args.fail_on))
     if args.report:
         skip = set(stats.quarantined) | {f.target.name for f, _, _ in saved if f.divergence.kind in DEATH_KINDS}
         write_report(args.report, results, fixed_findings(root, targets, args.timeout, skip,
                                                           {str(p) for _, p, what in saved if what == "written"}))
-    return 1 if any(f.grade.severity.at_least(args.fail_on) for f, _, _ in saved) else 0
+    return status(saved, stats, args.fail_on)
+
+
+def _check_folders(args: argparse.Namespace) -> None:
+    """Every folder the run writes in can be written, before anything runs: one line and exit 2 if not."""
+    need_writable(args.state, f"--state {args.state}")
+    if args.findings is not None:
+        need_writable(args.findings, f"--findings {args.findings}")
+    for option, file in (("--junit", args.junit), ("--report", args.report)):
+        if file:
+            need_writable(Path(file).parent, f"{option} {file}")
+
+
+def status(saved: list, stats: Stats | None, fail_on: Severity = Severity.BUG) -> Exit:
+    """The run's exit status: 1 when it found something at ``fail_on`` or graver (the one place that decides
+    what counts), else 130
+    when it was stopped early (``stats`` None: without a summary), else 0."""
+    if any(f.grade.severity.at_least(fail_on) for f, _, _ in saved):
+        return Exit.FOUND
+    return Exit.INTERRUPTED if stats is None or stats.stopped_by == "interrupted" else Exit.OK

@@ -2,8 +2,13 @@
 
 The far side of :mod:`toolfuzz.judge.environments`: run by the python of an environment of its own, it
 speaks ``toolfuzz-subprocess/1`` (docs/subprocess.md) on stdin and stdout, and runs each request through
-the same sandbox a run uses in process, so a raise carries the crash state of the target's own frames.
+the same sandbox a run uses in process, so a raise carries the crash state of the target's own frames,
+and what the target writes to stdout and stderr is captured there and sent with the answer (``output``).
 The harness on the near side keeps the time limit (it kills and restarts the program past it).
+
+The protocol goes out on a descriptor of its own, a copy of the stdout it was started with, and descriptor 1
+is pointed at stderr: a library's thread that prints between requests writes to stderr, never into the
+protocol.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import sys
 from typing import Any
 
@@ -33,12 +39,23 @@ def run(args: argparse.Namespace) -> int:
     (target,) = resolve(args.target)
     if target.takes_request and target.level != "producer":
         raise UsageError(f"{args.target} needs the case's tools and limits, which the protocol does not carry")
-    out = sys.stdout.buffer
-    _write(out, {"protocol": PROTOCOL, "name": target.name, "version": target.version, "level": target.level,
-                 "claims": sorted(target.reports), "dialects": list(target.dialects)})
+    out = _protocol_channel()
+    hello = {"protocol": PROTOCOL, "name": target.name, "version": target.version, "level": target.level,
+             "claims": sorted(target.reports), "dialects": list(target.dialects)}
+    if target.relaxations:
+        hello["relaxations"] = sorted(target.relaxations)
+    _write(out, hello)
     for line in sys.stdin:
         _write(out, _answer(target, line))
     return 0
+
+
+def _protocol_channel() -> Any:
+    """The stdout this program was started with, for the protocol alone; descriptor 1 goes to stderr."""
+    sys.stdout.flush()
+    channel = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    return channel
 
 
 def _write(out: Any, doc: dict[str, Any]) -> None:
@@ -83,6 +100,13 @@ def _answer(target: Any, line: str) -> dict[str, Any]:
 
 
 def _as_answer(seen: Observation, target: Any, produced: bool = False) -> dict[str, Any]:
+    answer = _judged(seen, target, produced)
+    if seen.output:
+        answer["output"] = seen.output.to_json()
+    return answer
+
+
+def _judged(seen: Observation, target: Any, produced: bool) -> dict[str, Any]:
     # What only the near side can tell apart (a blocked action, a bad return) comes back as a raise of its own
     # type: the protocol has no other way to say it.
     what = (f"BadReturn: {seen.bad_return}" if seen.bad_return else f"TargetBlocked: {seen.blocked}" if seen.blocked

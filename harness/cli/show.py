@@ -4,7 +4,9 @@ The reads in order, what each one completed (SSE events, calls opened,
 argument fragments, finishes), then the expected outcome call by call, and
 whether the reference agrees with it.  A producer fixture (a model's text)
 shows its batches, the calls and content the model wrote, and what each
-parser streamed and parsed from the whole text.
+parser streamed and parsed from the whole text.  What a target wrote to
+stdout and stderr on the case, when it wrote anything, follows what it made
+of it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.vocabulary import Case, text_format
 from toolfuzz.errors import UsageError
-from toolfuzz.corpus.fixtures import Fixture, FixtureError, load
+from toolfuzz.corpus.fixtures import Fixture, FixtureError, load, printable
 from toolfuzz.targets.reference import ASSEMBLERS
 from toolfuzz.targets.reference.events import ArgumentsAppended, CallOpened, ChoiceFinished, ChunkReceived, StreamEnded
 from toolfuzz.targets.reference.typed import CallStopped
@@ -37,7 +39,9 @@ def run(args: argparse.Namespace) -> int:
         fixture = load(args.fixture)
     except FixtureError as e:
         raise UsageError(str(e)) from None
-    sys.stdout.write(render(fixture))
+    # A fixture may hold lone UTF-16 halves (what a parser showed) and control characters: escaped, they reach
+    # any terminal and any encoding, where a lone half would end the command in a UnicodeEncodeError.
+    sys.stdout.write(printable(render(fixture)))
     return 0
 
 
@@ -48,6 +52,9 @@ def render(fixture: Fixture) -> str:
         lines.append(f"  {fixture.description}")
     if fixture.statement:
         lines.append(f"statement: {' '.join(fixture.statement.split())}")
+    if fixture.variants:
+        signatures = ", ".join(v.signature for v in fixture.variants)
+        lines.append(f"variants folded in by corpus merge: {printable(signatures)}")
     if case.tools:
         lines.append("tools: " + ", ".join(t.name for t in case.tools))
     if text_format(case.dialect) is not None:
@@ -85,6 +92,7 @@ def render(fixture: Fixture) -> str:
     for target, seen in sorted(fixture.observed.items()):
         lines.append(f"observed by {target}: {seen.get('verdict', 'recorded')}")
         lines.extend(_prefixes(case, seen))
+        lines.extend(_output(seen))
     lines.extend(_events(fixture))
     return "\n".join(lines) + "\n"
 
@@ -109,6 +117,19 @@ def _producer(fixture: Fixture) -> list[str]:
             lines.append(f"  {name}: " + ("; ".join(f"{c.get('index', k)} {c.get('name')} {str(c.get('arguments'))[:80]!r}"
                                                      for k, c in enumerate(calls) if isinstance(c, dict)) or "no calls"))
             lines.append(f"    content: {part.get('content')!r}")
+        lines.extend(_output(seen))
+    return lines
+
+
+def _output(seen: dict) -> list[str]:
+    """What the target wrote to stdout and stderr on the case, as the fixture keeps it (its two ends)."""
+    output = seen.get("output") if isinstance(seen.get("output"), dict) else {}
+    lines = []
+    for stream in ("stdout", "stderr"):
+        text = output.get(stream)
+        if isinstance(text, str) and text:
+            lines.append(f"  its {stream}:")
+            lines.extend(f"    | {printable(line)}" for line in text.splitlines())
     return lines
 
 

@@ -11,6 +11,12 @@ probed each in an environment of its own (:mod:`toolfuzz.judge.environments`,
 cached as ``bisect-<package>-<version>``), the target served there over the
 subprocess protocol, so any release can be judged from one toolfuzz.
 
+A release ``fails`` when it diverges with the fixture's recorded root cause
+(:class:`toolfuzz.corpus.replay.RootCause`: its kind, and for a raise, its
+crash state), ``passes`` when it agrees, and is ``changed`` when it diverges
+another way: a release that raises another exception in another function has
+not kept the recorded bug, and is where that bug was fixed.
+
 A bug is most often introduced once, or fixed once, but some come and go.  So
 the oldest and the newest release that load are probed, and a few releases
 evenly between them (``samples``); then every pair of neighbours among the
@@ -21,8 +27,8 @@ over: the search goes on among the others.  The oldest releases often cannot
 load the target at all (the API an adapter needs came later): the first that
 loads is then found by halving too, in about ``log2(n)`` probes.  Every
 release probed is reported with its verdict; "introduced" is the first change
-to ``fails``, "fixed" the first change to ``passes``, so a bug that came in
-1.2 and left in 1.5 has both.
+to ``fails``, "fixed" the first change from ``fails`` (to ``passes`` or
+``changed``), so a bug that came in 1.2 and left in 1.5 has both.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from typing import Callable
 
 from toolfuzz.errors import UsageError
 from toolfuzz.judge import environments
-from toolfuzz.corpus.replay import judged
+from toolfuzz.corpus.replay import RootCause, judged
 from toolfuzz.targets.adapters import KNOWN, distributions_for, level_of
 from toolfuzz.targets.command import CommandError
 from toolfuzz.vocabulary import Case
@@ -52,7 +58,7 @@ class Range:
     #: The first release that fails after one that passes, and the first that passes after one that fails.
     introduced: str | None
     fixed: str | None
-    #: Every release probed, oldest first: ``fails``, ``passes`` or ``error``.
+    #: Every release probed, oldest first: ``fails``, ``passes``, ``changed`` or ``error``.
     tested: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
@@ -80,9 +86,10 @@ def _distribution(requirement: str) -> str:
 
 
 def probe_in_environment(case: Case, target: str, package: str, timeout: float = 5.0,
-                         say: Callable[[str], None] = lambda text: None) -> Callable[[str], str]:
+                         say: Callable[[str], None] = lambda text: None,
+                         root: RootCause = RootCause()) -> Callable[[str], str]:
     """A probe: the verdict of ``target`` on ``case`` with ``package==version`` installed
-    (:func:`requirements_at`)."""
+    (:func:`requirements_at`), following the recorded ``root`` cause (by default, any divergence)."""
     level = level_of(target.partition("@")[0]) or "events"
 
     def probe(version: str) -> str:
@@ -97,8 +104,9 @@ def probe_in_environment(case: Case, target: str, package: str, timeout: float =
             found, _ = judged(case, served, timeout)
         finally:
             served.extra["child"].stop()
-        verdict = "fails" if found else "passes"
-        say(f"{package} {version}: {verdict}")
+        verdict = root.verdict(found)
+        moved = f" ({found[0].kind}{f' at {found[0].state}' if found[0].state else ''})" if verdict == "changed" else ""
+        say(f"{package} {version}: {verdict}{moved}")
         return verdict
 
     return probe
@@ -153,10 +161,11 @@ def bisect(fixture: str, versions: list[str], probe: Callable[[str], str], sampl
                 break
 
     probed = loaded()
-    changes = [(versions[right], tested[versions[right]]) for left, right in zip(probed, probed[1:])
-               if tested[versions[left]] != tested[versions[right]]]
-    introduced = next((v for v, verdict in changes if verdict == "fails"), None)
-    fixed = next((v for v, verdict in changes if verdict == "passes"), None)
+    changes = [(tested[versions[left]], versions[right], tested[versions[right]])
+               for left, right in zip(probed, probed[1:]) if tested[versions[left]] != tested[versions[right]]]
+    introduced = next((v for _, v, verdict in changes if verdict == "fails"), None)
+    # Fixed where the recorded root cause stops, whether the release then agrees or diverges another way.
+    fixed = next((v for before, v, _ in changes if before == "fails"), None)
     return Range(fixture, introduced, fixed, {v: tested[v] for v in versions if v in tested})
 
 

@@ -1,11 +1,12 @@
 """The corpus of findings as a whole: merge folders of fixtures, shrink them again, replay them all.
 
 * :func:`merge` brings fixtures from other folders (another machine's run, a
-  contributor's findings) into one corpus, one file per signature, the
+  contributor's findings) into one corpus, one file per root cause, the
   smallest kept.  Files are copied byte for byte, written atomically; one that
   replaces another takes over the statement and recorded ranges it lacks, and
   one a fixture of its target is folded into takes over that one's statement
-  when it has none.
+  when it has none.  A fixture folded in or removed is kept in the one that
+  stands for it, as a variant (:func:`_with_variants`): no merge loses a case.
 * :func:`minimize` shrinks each fixture again against its recorded target as
   installed now, keeping each step only if the target still diverges with
   the recorded kind.  It removes only what cannot change what the stream
@@ -34,13 +35,14 @@ from typing import Any, Callable
 from toolfuzz import __version__
 from toolfuzz.judge.compare import KINDS, Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
-from toolfuzz.errors import UsageError
+from toolfuzz.errors import Exit, UsageError
 from toolfuzz.corpus.findings import path_for
-from toolfuzz.corpus.fixtures import Fixture, dumps, iter_fixture_paths, write_atomic
+from toolfuzz.corpus.fixtures import Fixture, Variant, dumps, iter_fixture_paths, write_atomic
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.vocabulary import Case, version_key
 from toolfuzz.judge.sandbox import Observation, observe
-from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, fixed_in, fixed_text, load_fixtures, replay
+from toolfuzz.corpus.replay import REFERENCE_NAME, Cell, Report, fixed_in, fixed_text, load_fixtures, read_fixtures, \
+    replay
 from toolfuzz.engine.events import Finding, signature_of
 from toolfuzz.engine.known import Known, Root, depths
 from toolfuzz.strategies import PLAIN_FEATURES
@@ -213,21 +215,23 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
             general = _more_general(have, mine, below.get(mine.target, ()))
             if general is not None:
                 detail = f"into {general.signature}"
+                kept = _with_variants(general, [entry])
                 if entry.fixture.statement and not general.fixture.statement and _target_of(general) == mine.target:
                     # The same root cause of the same target: what a person wrote of it stays with it.
-                    kept = replace(general.fixture, statement=entry.fixture.statement)
-                    have[general.signature] = Entry(general.path, kept, dumps(kept).encode("utf-8"))
-                    write_atomic(general.path, have[general.signature].raw)
+                    fixture = replace(kept.fixture, statement=entry.fixture.statement)
+                    kept = Entry(general.path, fixture, dumps(fixture).encode("utf-8"))
                     detail += ", its statement carried over"
+                _rewrite(have, general, kept)
                 done.append(Merged("folded", general.path, entry.path, sig, detail))
                 continue
             variant = _variant_of(have, mine, below.get(mine.target, ()))
             if variant is not None:
+                _rewrite(have, variant, _with_variants(variant, [entry]))
                 done.append(Merged("folded", variant.path, entry.path, sig,
                                    f"into {variant.signature} (a variant of it, as {mine.kind})"))
                 continue
             replaced = _less_general(have, mine)
-            entry = _carried(entry, replaced)
+            entry = _with_variants(_carried(entry, replaced), replaced)
             for other in replaced:
                 other.path.unlink(missing_ok=True)
                 del have[other.signature]
@@ -237,12 +241,13 @@ def merge(sources: list[str], into: Path) -> list[Merged]:
             write_atomic(path, entry.raw)
             done.append(Merged("added", path, entry.path, sig))
         elif size < old.fixture.case.size:
-            entry = _carried(entry, [old])
+            entry = _with_variants(_carried(entry, [old]), [old])
             write_atomic(old.path, entry.raw)
             done.append(Merged("replaced", old.path, entry.path, sig, f"smaller: {_size(size)} < "
                                                                        f"{_size(old.fixture.case.size)}"))
             path = old.path
         else:
+            _rewrite(have, old, _with_variants(old, [entry]))  # what was folded into the one left out stays
             done.append(Merged("kept", old.path, entry.path, sig, f"as small or smaller: {_size(old.fixture.case.size)}"
                                                                     f" <= {_size(size)}"))
             continue
@@ -263,6 +268,37 @@ def _carried(entry: Entry, replaced: list[Entry]) -> Entry:
         return entry
     fixture = replace(entry.fixture, statement=statement, history=history)
     return Entry(entry.path, fixture, dumps(fixture).encode("utf-8"))
+
+
+def _with_variants(kept: Entry, folded: list[Entry]) -> Entry:
+    """``kept`` holding each of ``folded`` as a variant (its signature, name, statement and case), and their own
+    variants: one per signature, the smallest case of each, none under ``kept``'s own signature.
+
+    A fixture a merge folds or removes is the same root cause met another way; its file goes (or never
+    comes in), but what it held stays in the one kept, so that a fold no one meant is undone by reading it.
+    """
+    by_signature = {v.signature: v for v in kept.fixture.variants}
+    for entry in folded:
+        fixture = entry.fixture
+        for variant in (Variant(entry.signature, fixture.case, fixture.name, fixture.statement), *fixture.variants):
+            old = by_signature.get(variant.signature)
+            if variant.signature == kept.signature or (old is not None and old.case.size <= variant.case.size):
+                continue
+            if old is not None and not variant.statement:
+                variant = replace(variant, statement=old.statement)
+            by_signature[variant.signature] = variant
+    variants = tuple(sorted(by_signature.values(), key=lambda v: v.signature))
+    if variants == kept.fixture.variants:
+        return kept
+    fixture = replace(kept.fixture, variants=variants)
+    return Entry(kept.path, fixture, dumps(fixture).encode("utf-8"))
+
+
+def _rewrite(have: dict[str, Entry], before: Entry, after: Entry) -> None:
+    """The corpus file of ``before`` written again as ``after``, when anything changed."""
+    if after is not before:
+        write_atomic(before.path, after.raw)
+        have[before.signature] = after
 
 
 def _more_general(have: dict[str, Entry], mine: Root, builds_on: tuple[str, ...]) -> Entry | None:
@@ -447,8 +483,11 @@ def _shrunk_fixture(fixture: Fixture, case: Case, target: Target, divergence: Di
     observed = dict(fixture.observed)
     # A death has no observation of its own: it is what the target did (as the supervisor records it).
     seen = {divergence.kind: divergence.detail} if divergence.kind in ISOLATED_KINDS else observation.to_json()
-    observed[target.name] = {**observed[target.name], "detail": divergence.detail,
+    entry = {k: v for k, v in observed[target.name].items() if k != "output"}  # the old case's, not this one's
+    observed[target.name] = {**entry, "detail": divergence.detail,
                              "observation": seen, "level": target.level, "version": target.version}
+    if observation.output:
+        observed[target.name]["output"] = observation.output.to_json()
     found: dict[str, Any] = {**{k: v for k, v in fixture.found.items() if k != "unshrunk"}, "minimized": {
         "by": "toolfuzz corpus minimize", "toolfuzz": __version__, "version": target.version,
         "from": {"calls": before.size[0], "reads": before.size[1], "bytes": before.size[2]}}}
@@ -483,14 +522,18 @@ class CheckReport:
 
     @property
     def exit_code(self) -> int:
-        """1 when the reference disagrees with a fixture or a self-test fixture no longer fails; else 0."""
-        return 1 if self.classes["reference disagrees"] or self.classes["must fail, passes"] else 0
+        """1 when the reference disagrees with a fixture or a self-test fixture no longer fails; else 2 when a
+        fixture could not be read; else 0."""
+        if self.classes["reference disagrees"] or self.classes["must fail, passes"]:
+            return Exit.FOUND
+        return Exit.USAGE if self.report.unreadable else Exit.OK
 
     def to_json(self) -> dict[str, Any]:
         return {
             "toolfuzz": __version__,
             "fixtures": len(self.report.fixtures),
             "classes": {name: [_cell_json(c) for c in cells] for name, cells in self.classes.items()},
+            "unreadable": [u.to_json() for u in self.report.unreadable],
             "exit": self.exit_code,
         }
 
@@ -514,8 +557,10 @@ def classify(cell: Cell, selftest: set[str]) -> str | None:
 
 
 def check(paths: list[str], given: list[Target] | None = None, timeout: float = 5.0) -> CheckReport:
-    """Replay every fixture under ``paths`` and sort what each recorded target does now."""
-    report = replay(load_fixtures(paths), given, timeout)
+    """Replay every fixture under ``paths`` and sort what each recorded target does now; a fixture that cannot
+    be read is reported (``report.unreadable``), and the others replayed."""
+    loaded, unreadable = read_fixtures(paths)
+    report = replay(loaded, given, timeout, unreadable)
     selftest = {t.name for t in SELFTEST}  # mutants: each of their fixtures must fail
     classes: dict[str, list[Cell]] = {name: [] for name in CLASSES}
     for cell in report.cells:

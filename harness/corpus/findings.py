@@ -17,18 +17,31 @@ from toolfuzz.judge.child import ISOLATED_KINDS
 from toolfuzz.judge.compare import KINDS
 from toolfuzz.corpus.fixtures import Fixture, FixtureError, dumps, load, write_atomic
 from toolfuzz.engine.events import Event, Finding, Found
+from toolfuzz.errors import UsageError
 
-__all__ = ["fixture_for", "path_for", "save", "save_fixture", "FindingWriter"]
+__all__ = ["fixture_for", "path_for", "target_folder", "save", "save_fixture", "FindingWriter"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+#: A target's folder may keep the @ of ``NAME@ENVIRONMENT``.
+_UNSAFE_FOLDER = re.compile(r"[^A-Za-z0-9._+@-]+")
 
 
-def _slug(text: str, limit: int = 80) -> str:
-    slug = _UNSAFE.sub("-", text).strip("-") or "target"
+def _slug(text: str, limit: int = 80, safe: re.Pattern[str] = _UNSAFE) -> str:
+    slug = safe.sub("-", text).strip("-") or "target"
     if len(slug) > limit:
         digest = hashlib.sha1(text.encode()).hexdigest()[:8]
         slug = f"{slug[: limit - 9]}-{digest}"
     return slug
+
+
+def target_folder(name: str) -> str:
+    """The folder a target's findings go in: its name where that is safe as a folder name, else a slug of it
+    with a digest of the name, so that no two names share a folder (``a/b.py:f`` and ``a-b.py-f``) and none
+    leaves ``root`` (``..``)."""
+    slug = _slug(name, safe=_UNSAFE_FOLDER).strip(".")
+    if slug == name:
+        return slug
+    return f"{slug[:70] or 'target'}-{hashlib.sha1(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def path_for(root: Path, finding: Finding) -> Path:
@@ -38,7 +51,7 @@ def path_for(root: Path, finding: Finding) -> Path:
     """
     features = "+".join(sorted(finding.features)) or "plain"
     state = f"--{_slug(finding.state, 60)}" if finding.state else ""
-    return root / _slug(finding.target.name) / f"{finding.divergence.kind}{state}--{_slug(features, 120)}.json"
+    return root / target_folder(finding.target.name) / f"{finding.divergence.kind}{state}--{_slug(features, 120)}.json"
 
 
 def fixture_for(finding: Finding) -> Fixture:
@@ -57,6 +70,9 @@ def fixture_for(finding: Finding) -> Fixture:
             "grade": finding.grade.to_json(),
         }
     }
+    output = finding.observation.output
+    if output:
+        observed[target.name]["output"] = output.to_json()
     found = {
         "by": "toolfuzz run",
         "signature": finding.signature,
@@ -102,7 +118,11 @@ class FindingWriter:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Found):
-            path, what = save(self.root, event.finding)
+            try:
+                path, what = save(self.root, event.finding)
+            except OSError as e:  # the folder was checked before the run (toolfuzz.errors.need_writable)
+                raise UsageError(f"{path_for(self.root, event.finding)}: cannot write the finding: "
+                                 f"{e.strerror or e}") from None
             # A finding with fewer features replaces the ones it is more general than: their files,
             # written earlier in this run, go (a file that was there before the run is left alone).
             for old in event.replaces:

@@ -14,8 +14,11 @@ Layout (``"format": "toolfuzz-fixture/1"``)::
       "wire": {"encoding": "utf-8", "lines": ["data: {...}\\n", "\\n", ...], "cuts": [17, 40]},
       "expected": {"calls": [...], "error": null},
       "events": [{"event": "message", "data": "...", "id": ""}],  # optional: the SSE events, by construction
-      "observed": {"<target>": {...}},          # what each target made of it
-      "found": {"by": "hand", ...}              # how the case was found
+      "observed": {"<target>": {...}},          # what each target made of it, and, under "output", what it
+                                                # wrote to stdout and stderr on the case ({"stdout": "..."})
+      "found": {"by": "hand", ...},             # how the case was found
+      "variants": [{"signature": ..., "name": ..., "statement": ..., "case": {"dialect", "features", "tools",
+                    "limits", "wire", "expected", "events"}}]   # optional: fixtures corpus merge folded in
     }
 
 The wire is kept as readable lines (each with its own line ending) when the
@@ -33,11 +36,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import math
 import os
 import re
-import tempfile
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +52,7 @@ __all__ = [
     "FORMAT",
     "MAX_FIXTURE_BYTES",
     "Fixture",
+    "Variant",
     "FixtureError",
     "load",
     "loads",
@@ -75,6 +80,23 @@ class FixtureError(ValueError):
 
 
 @dataclass(frozen=True)
+class Variant:
+    """A fixture ``toolfuzz corpus merge`` folded into this one (the same root cause met another way): what it
+    held, kept so that no merge loses a case or what a person wrote of it."""
+
+    signature: str
+    case: Case
+    name: str = ""
+    statement: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"signature": self.signature, "name": self.name, "case": _case_to_json(self.case)}
+        if self.statement:
+            doc["statement"] = self.statement
+        return doc
+
+
+@dataclass(frozen=True)
 class Fixture:
     case: Case
     name: str
@@ -84,32 +106,43 @@ class Fixture:
     #: What goes wrong for a user of the library, one line written by a person; optional.
     statement: str = ""
     #: Regression ranges found by ``toolfuzz bisect --record``, by target: ``{"package", "tested": {version:
-    #: "fails" | "passes" | "error"}, "introduced", "fixed"}`` (oldest release first).
+    #: "fails" | "passes" | "changed" | "error"}, "introduced", "fixed"}`` (oldest release first).
     history: dict[str, Any] = field(default_factory=dict)
+    #: Fixtures folded into this one by ``toolfuzz corpus merge``, one per signature.
+    variants: tuple[Variant, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        case = self.case
         doc: dict[str, Any] = {
             "format": FORMAT,
             "name": self.name,
             "description": self.description,
-            "dialect": case.dialect,
-            "features": list(case.features),
-            "tools": [t.to_json() for t in case.tools],
-            "wire": _wire_to_json(case.wire, case.cuts),
-            "expected": case.expected.to_json(),
+            **_case_to_json(self.case),
             "observed": self.observed,
             "found": self.found,
         }
-        if case.limits != Limits():
-            doc["limits"] = case.limits.to_json()
-        if case.events is not None:
-            doc["events"] = [e.to_json() for e in case.events]
         if self.statement:
             doc["statement"] = self.statement
         if self.history:
             doc["history"] = self.history
+        if self.variants:
+            doc["variants"] = [v.to_json() for v in self.variants]
         return doc
+
+
+def _case_to_json(case: Case) -> dict[str, Any]:
+    """A case's fields, as a fixture holds them at its top level and a variant under ``case``."""
+    doc: dict[str, Any] = {
+        "dialect": case.dialect,
+        "features": list(case.features),
+        "tools": [t.to_json() for t in case.tools],
+        "wire": _wire_to_json(case.wire, case.cuts),
+        "expected": case.expected.to_json(),
+    }
+    if case.limits != Limits():
+        doc["limits"] = case.limits.to_json()
+    if case.events is not None:
+        doc["events"] = [e.to_json() for e in case.events]
+    return doc
 
 
 def history_text(entry: dict[str, Any]) -> str:
@@ -119,6 +152,8 @@ def history_text(entry: dict[str, Any]) -> str:
     fails = sorted((v for v, verdict in tested.items() if verdict == "fails"), key=version_key)
     package = entry.get("package", "?")
     if not fails:
+        if any(verdict == "changed" for verdict in tested.values()):
+            return f"{package}: the recorded root cause on no release tested"
         return f"{package}: passes on every release tested"
     text = f"{package} {fails[0]}" + (f" – {fails[-1]}" if fails[-1] != fails[0] else "")
     return text + (f", fixed in {entry['fixed']}" if entry.get("fixed") else "")
@@ -149,12 +184,13 @@ def dumps(fixture: Fixture) -> str:
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never half.
 
-    Text is written as UTF-8 with LF line ends; bytes as they are.
+    Text is written as UTF-8 with LF line ends; bytes as they are.  The file gets the mode any new file of
+    the process gets (0644 under umask 022): a fixture or a report is for the next user and CI to read.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = _fresh(target)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(raw)
@@ -167,6 +203,20 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _fresh(target: Path) -> tuple[int, str]:
+    """A new file beside ``target`` to write it through, open for writing.
+
+    Not tempfile.mkstemp: that makes every file 0600 whatever the umask, and os.replace keeps the mode.
+    Opened with 0666, the kernel takes the umask off, as for any file the process creates.
+    """
+    while True:
+        tmp = str(target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666), tmp
+        except FileExistsError:
+            continue
 
 
 def iter_fixture_paths(paths: list[str]) -> list[Path]:
@@ -236,13 +286,14 @@ def loads(raw: bytes | str, source: str = "<fixture>") -> Fixture:
 
 
 class _Reader:
-    """Validates a parsed fixture document field by field."""
+    """Validates a parsed fixture document field by field; with ``prefix``, a part of one (a variant's case)."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, prefix: str = "") -> None:
         self.source = source
+        self.prefix = prefix
 
     def fail(self, path: str, message: str) -> FixtureError:
-        return FixtureError(self.source, path, message)
+        return FixtureError(self.source, _join(self.prefix, path) if path else self.prefix, message)
 
     def typed(self, value: Any, kind: type | tuple[type, ...], path: str, what: str) -> Any:
         # bool is an int to Python but never a count or an offset to us.
@@ -267,6 +318,33 @@ class _Reader:
             raise self.fail("format", f"unsupported format {fmt[:80]!r}; this toolfuzz reads {FORMAT!r}")
         name = self.get(doc, "name", str, "", "a string")
         description = self.get(doc, "description", str, "", "a string", "")
+        case = self.case(doc)
+        observed = self.get(doc, "observed", dict, "", "an object", {})
+        for key, value in observed.items():
+            self.typed(value, dict, f"observed.{_key(key)}", "an object")
+            if "output" in value:
+                self.output(value["output"], f"observed.{_key(key)}.output")
+        found = self.get(doc, "found", dict, "", "an object", {"by": "hand"})
+        statement = self.get(doc, "statement", str, "", "a string", "")
+        history = self.history(self.get(doc, "history", dict, "", "an object", {}))
+        variants = self.variants(self.get(doc, "variants", list, "", "a list of variants", []))
+        return Fixture(case=case, name=name, description=description, observed=observed, found=found,
+                       statement=statement, history=history, variants=variants)
+
+    def variants(self, items: list[Any]) -> tuple[Variant, ...]:
+        out = []
+        for i, item in enumerate(items):
+            path = f"variants[{i}]"
+            self.typed(item, dict, path, "an object")
+            case = _Reader(self.source, _join(self.prefix, f"{path}.case")).case(
+                self.get(item, "case", dict, path, "an object"))
+            out.append(Variant(signature=self.get(item, "signature", str, path, "a string"), case=case,
+                               name=self.get(item, "name", str, path, "a string", ""),
+                               statement=self.get(item, "statement", str, path, "a string", "")))
+        return tuple(out)
+
+    def case(self, doc: dict[str, Any]) -> Case:
+        """The case fields of ``doc``: a fixture's top level, or a variant's ``case``."""
         dialect = self.get(doc, "dialect", str, "", "a string", "openai-chat")
         if dialect not in DIALECTS + TEXT_DIALECTS:
             raise self.fail("dialect", f"must be one of {', '.join(DIALECTS + TEXT_DIALECTS)}, not "
@@ -278,17 +356,20 @@ class _Reader:
         limits = self.limits(doc.get("limits"))
         reads = self.wire(self.get(doc, "wire", dict, "", "an object"))
         expected = self.outcome(self.get(doc, "expected", dict, "", "an object"), "expected")
-        observed = self.get(doc, "observed", dict, "", "an object", {})
-        for key, value in observed.items():
-            self.typed(value, dict, f"observed.{_key(key)}", "an object")
-        found = self.get(doc, "found", dict, "", "an object", {"by": "hand"})
-        statement = self.get(doc, "statement", str, "", "a string", "")
-        history = self.history(self.get(doc, "history", dict, "", "an object", {}))
+        if not any("indexed" in c for c in doc["expected"]["calls"]):
+            expected = _unindexed_by_profile(expected, dialect, features)
         events = self.events(self.get(doc, "events", list, "", "a list of events")) if "events" in doc else None
-        case = Case(reads=reads, expected=expected, tools=tools, limits=limits,
+        return Case(reads=reads, expected=expected, tools=tools, limits=limits,
                     dialect=dialect, features=tuple(features), events=events)
-        return Fixture(case=case, name=name, description=description, observed=observed, found=found,
-                       statement=statement, history=history)
+
+    def output(self, value: Any, path: str) -> None:
+        """What a target wrote to stdout and stderr during the call (optional; files written before it was
+        recorded have none)."""
+        self.typed(value, dict, path, "an object")
+        for key in value:
+            if key not in ("stdout", "stderr"):
+                raise self.fail(f"{path}.{_key(key)}", "unknown stream (stdout or stderr)")
+            self.typed(value[key], str, f"{path}.{key}", "a string")
 
     def history(self, doc: dict[str, Any]) -> dict[str, Any]:
         for target, entry in doc.items():
@@ -296,8 +377,8 @@ class _Reader:
             self.typed(entry, dict, path, "an object")
             self.get(entry, "package", str, path, "a string")
             for version, verdict in self.get(entry, "tested", dict, path, "an object").items():
-                if verdict not in ("fails", "passes", "error"):
-                    raise self.fail(f"{path}.tested.{_key(version)}", f"must be fails, passes or error, not "
+                if verdict not in ("fails", "passes", "changed", "error"):
+                    raise self.fail(f"{path}.tested.{_key(version)}", f"must be fails, passes, changed or error, not "
                                     f"{_short(str(verdict))!r}")
             for key in ("introduced", "fixed"):
                 self.get(entry, key, (str, type(None)), path, "a release or null", None)
@@ -390,6 +471,7 @@ class _Reader:
                 arguments=arguments,
                 status=status,
                 cuts=self.cuts(c, cp, len(arguments)),
+                indexed=self.get(c, "indexed", bool, cp, "a boolean", True),
             ))
         error = None
         if obj.get("error") is not None:
@@ -413,6 +495,18 @@ class _Reader:
                                                      "(cuts ascend strictly inside the arguments)")
             previous = cut
         return tuple(cuts)
+
+
+#: The profiles under which no tool-call entry carries an index (toolfuzz.strategies.plan).
+_UNINDEXED_PROFILES = frozenset({"index-missing", "index-null"})
+
+
+def _unindexed_by_profile(expected: Outcome, dialect: str, features: list[str]) -> Outcome:
+    """A fixture written before calls recorded ``indexed``: under these profiles the wire gave no call an
+    index, and the features name the profiles the case was drawn with."""
+    if dialect != "openai-chat" or not _UNINDEXED_PROFILES & set(features):
+        return expected
+    return dataclasses.replace(expected, calls=tuple(dataclasses.replace(c, indexed=False) for c in expected.calls))
 
 
 def outcome_from_json(obj: Any, source: str = "<outcome>") -> Outcome:

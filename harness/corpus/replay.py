@@ -10,20 +10,33 @@ A cell's *verdict* says whether it is what the fixture leads us to expect:
 
 * ``ok``          agrees, and nothing else was recorded;
 * ``fixed``       recorded as diverging, now agrees (a library fixed its bug);
-* ``still fails`` recorded as diverging, still diverges with the recorded kind;
+* ``still fails`` recorded as diverging, still diverges with the recorded root
+  cause: its kind, and for a raise, its crash state;
 * ``changed``     recorded as diverging, still diverges, but no longer with the
-  recorded kind;
+  recorded root cause (another kind, or another raise: another exception, or
+  the same one raised somewhere else);
 * ``unexpected``  diverges (or raises, times out, is blocked) and was not
   recorded as diverging; on the reference, anything but agreement.
 * ``skipped``     recorded but not run.
 
 Only ``unexpected`` cells fail a replay.  The reference is never excused by
 a recorded divergence: a fixture it disagrees with is a fixture to fix.
+
+Fixed means the recorded root cause is gone, as ClusterFuzz decides it: a
+raise is known by its crash state (``toolfuzz.judge.sandbox.crash_state``),
+so a release that raises something else, in another function, has not kept
+the bug; it is ``changed``, with both crash states shown
+(:class:`RootCause`, which ``toolfuzz bisect`` follows too).
+
+A fixture file that cannot be read or used is a row of its own
+(:class:`Unreadable`), with the reason, and the others run: one broken file
+does not hide what the rest of a corpus says.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import time
 from dataclasses import dataclass
@@ -33,7 +46,7 @@ from typing import Any
 from toolfuzz import __version__
 from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
-from toolfuzz.errors import UsageError
+from toolfuzz.errors import Exit, UsageError
 from toolfuzz.corpus.fixtures import Fixture, FixtureError, history_text, iter_fixture_paths, load, printable
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.judge.sandbox import chunks_of, observe
@@ -42,12 +55,32 @@ from toolfuzz.targets.reference import ASSEMBLERS
 from toolfuzz.targets.registry import REFERENCE, REFERENCE_SSE, builtin_targets
 from toolfuzz.vocabulary import Case, text_format
 
-__all__ = ["VERDICTS", "Loaded", "Cell", "Report", "load_fixtures", "replay", "state_of"]
+__all__ = ["VERDICTS", "RootCause", "Loaded", "Unreadable", "Cell", "Report", "load_fixtures", "read_fixtures",
+           "replay", "state_of"]
 
 REFERENCE_NAME = REFERENCE.name
 VERDICTS = ("ok", "fixed", "still fails", "changed", "unexpected", "skipped")
 #: What a cell did, from the first divergence kind: these kinds have their own word.
 _STATE_OF_KIND = {"blocked_action": "blocked", "timed_out": "timeout", "raised": "raises"}
+
+
+@dataclass(frozen=True)
+class RootCause:
+    """What a fixture records a target getting wrong: the kind (None: any divergence is it) and, where one was
+    recorded, the crash state it was raised at."""
+
+    kind: str | None = None
+    state: str = ""
+
+    def verdict(self, divergences: list[Divergence] | tuple[Divergence, ...]) -> str:
+        """``passes`` (no divergence), ``fails`` (this root cause is among them) or ``changed`` (the target diverges
+        another way: another kind, or a raise at another crash state)."""
+        if not divergences:
+            return "passes"
+        if self.kind is None or any(d.kind == self.kind and (not self.state or d.state == self.state)
+                                    for d in divergences):
+            return "fails"
+        return "changed"
 
 
 @dataclass(frozen=True)
@@ -63,6 +96,34 @@ class Loaded:
         entry = self.fixture.observed.get(target) or {}
         return entry.get("verdict") == "diverges", entry.get("kind")
 
+    def root_cause(self, target: str) -> RootCause:
+        """The root cause recorded for ``target``: its kind, and the crash state its observation recorded (or,
+        for a fixture written before observations held one, the one ``found`` records for the target it was
+        found on)."""
+        entry = self.fixture.observed.get(target) or {}
+        kind = entry.get("kind") if isinstance(entry.get("kind"), str) else None
+        observation = entry.get("observation")
+        state = observation.get("crash_state") if isinstance(observation, dict) else None
+        found = self.fixture.found
+        signature = found.get("signature")
+        if not state and isinstance(signature, str) and signature.startswith(f"{target}/{kind}"):
+            state = found.get("crash_state")
+        return RootCause(kind, state if isinstance(state, str) else "")
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A fixture file that cannot be read or used, and why: the field at fault and what is wrong with it."""
+
+    path: Path
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fixture": str(self.path), "problem": self.problem}
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -73,6 +134,8 @@ class Cell:
     divergences: tuple[Divergence, ...] = ()
     recorded: bool = False
     recorded_kind: str | None = None
+    #: The crash state the recorded divergence was raised at, where one was recorded.
+    recorded_state: str = ""
     reason: str = ""  # why a cell was skipped
     seconds: float = 0.0
     version: str = ""  # of the target as it ran
@@ -89,6 +152,23 @@ class Cell:
     def unexpected(self) -> bool:
         return self.verdict == "unexpected"
 
+    @property
+    def shown(self) -> Divergence | None:
+        """The divergence to show: the one of the recorded kind, where there is one, else the first."""
+        return next((d for d in self.divergences if d.kind == self.recorded_kind), None) or (
+            self.divergences[0] if self.divergences else None)
+
+    def recorded_note(self) -> str:
+        """`` (recorded: kind)`` for a cell recorded as diverging, and for a raise that moved both crash states:
+        what a person compares to see that the root cause is another."""
+        if not self.recorded or not self.recorded_kind:
+            return ""
+        shown = self.shown
+        if self.recorded_state and shown is not None and shown.kind == self.recorded_kind and shown.state \
+                and shown.state != self.recorded_state:
+            return f" (now at {shown.state}; recorded: {self.recorded_kind} at {self.recorded_state})"
+        return f" (recorded: {self.recorded_kind})"
+
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
             "fixture": str(self.fixture.path),
@@ -97,13 +177,16 @@ class Cell:
             "verdict": self.verdict,
             "kind": self.kind,
             "detail": self.detail or None,
-            "divergences": [{"kind": d.kind, "detail": d.detail} for d in self.divergences],
+            "divergences": [{"kind": d.kind, "detail": d.detail, **({"crash_state": d.state} if d.state else {})}
+                            for d in self.divergences],
         }
         if self.recorded:
             # The question a reader of a recorded finding asks: is it still there?
             doc["recorded"] = {"kind": self.recorded_kind,
                                "reproduces": self.verdict == "still fails",
                                "fixed": self.verdict == "fixed"}
+            if self.recorded_state:
+                doc["recorded"]["crash_state"] = self.recorded_state
             version = recorded_version(self.fixture.fixture, self.target)
             if version:
                 doc["recorded"]["version"] = version
@@ -120,6 +203,8 @@ class Report:
     cells: tuple[Cell, ...]
     #: name -> (level, version) for the targets that ran.
     levels: dict[str, tuple[str, str]]
+    #: The fixture files that could not be read, each a row of its own.
+    unreadable: tuple[Unreadable, ...] = ()
 
     def cell(self, fixture: Loaded, target: str) -> Cell | None:
         for c in self.cells:
@@ -135,7 +220,10 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        return 1 if any(c.unexpected for c in self.cells) else 0
+        """1 when a cell is unexpected (the news a replay is for), else 2 when a fixture could not be read."""
+        if any(c.unexpected for c in self.cells):
+            return Exit.FOUND
+        return Exit.USAGE if self.unreadable else Exit.OK
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -145,7 +233,8 @@ class Report:
             "targets": [{"name": t, "level": self.levels[t][0] if t in self.levels else None,
                          "version": self.levels[t][1] if t in self.levels else None} for t in self.targets],
             "cells": [c.to_json() for c in self.cells],
-            "summary": {**self.counts(), "exit": self.exit_code},
+            "unreadable": [u.to_json() for u in self.unreadable],
+            "summary": {**self.counts(), "unreadable": len(self.unreadable), "exit": self.exit_code},
         }
 
 
@@ -180,9 +269,23 @@ def fixed_text(fixture: Fixture, target: str, version: str) -> str:
 
 def load_fixtures(paths: list[str]) -> list[Loaded]:
     """Every fixture under ``paths``, loaded and checked before anything runs; one UsageError for the first bad one."""
+    loaded, unreadable = read_fixtures(paths)
+    if unreadable:
+        raise UsageError(str(unreadable[0]))
+    return loaded
+
+
+def read_fixtures(paths: list[str]) -> tuple[list[Loaded], list[Unreadable]]:
+    """Every fixture under ``paths``, loaded and checked before anything runs, and those that cannot be.
+
+    A path given that is not there, or a folder with no fixture in it, is a UsageError: a mistyped argument,
+    not a fixture to report.
+    """
     found: list[Path] = []
     seen: set[str] = set()
     for given in paths:
+        if not os.path.lexists(given):
+            raise UsageError(f"{given}: cannot read: {os.strerror(errno.ENOENT)}")
         expanded = iter_fixture_paths([given])
         if not expanded:
             raise UsageError(f"{given}: no *.json fixture files in this folder")
@@ -191,15 +294,16 @@ def load_fixtures(paths: list[str]) -> list[Loaded]:
             if key not in seen:  # a file given twice, or inside a folder also given, runs once
                 seen.add(key)
                 found.append(p)
-    loaded = []
+    loaded, unreadable = [], []
     for path in found:
         try:
             fixture = load(path)
             _check(path, fixture)
         except FixtureError as e:
-            raise UsageError(str(e)) from None
+            unreadable.append(Unreadable(path, f"{e.field}: {e.message}" if e.field else e.message))
+            continue
         loaded.append(Loaded(path, fixture))
-    return _labelled(loaded)
+    return _labelled(loaded), unreadable
 
 
 def _check(path: Path, fixture: Fixture) -> None:
@@ -270,8 +374,10 @@ def _relative(path: Path, base: Path | None) -> str:
 
 # -- running -----------------------------------------------------------------
 
-def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: float = 5.0) -> Report:
-    """Run every fixture on the reference and its targets; ``given`` replaces the recorded built-in targets."""
+def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: float = 5.0,
+           unreadable: list[Unreadable] | tuple[Unreadable, ...] = ()) -> Report:
+    """Run every fixture on the reference and its targets; ``given`` replaces the recorded built-in targets.
+    The ``unreadable`` files (:func:`read_fixtures`) are reported as they are."""
     builtins = builtin_targets({name for loaded in fixtures for name in loaded.fixture.observed}
                                if given is None else ())
     columns: list[str] = [REFERENCE_NAME]
@@ -309,7 +415,7 @@ def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: f
         for c in cells:
             if c.fixture is loaded and c.target not in columns:
                 columns.append(c.target)
-    return Report(tuple(fixtures), tuple(columns), tuple(cells), levels)
+    return Report(tuple(fixtures), tuple(columns), tuple(cells), levels, tuple(unreadable))
 
 
 def _run_cell(loaded: Loaded, target: Target, payloads: list[bytes], timeout: float) -> tuple[list[Divergence], float]:
@@ -337,17 +443,18 @@ def judged(case: Case, target: Target, timeout: float, payloads: list[bytes] | N
 
 def _cell(loaded: Loaded, name: str, divergences: list[Divergence], seconds: float, version: str = "") -> Cell:
     recorded, recorded_kind = loaded.recorded(name)
+    root = loaded.root_cause(name) if recorded else RootCause()
     state = state_of(divergences)
     if state == "ok":
         verdict = "fixed" if recorded and name != REFERENCE_NAME else "ok"
     elif name == REFERENCE_NAME or not recorded:
         verdict = "unexpected"
-    elif recorded_kind is None or recorded_kind in {d.kind for d in divergences}:
+    elif root.verdict(divergences) == "fails":
         verdict = "still fails"
     else:
         verdict = "changed"
-    return Cell(loaded, name, state, verdict, tuple(divergences), recorded, recorded_kind, seconds=seconds,
-                version=version)
+    return Cell(loaded, name, state, verdict, tuple(divergences), recorded, recorded_kind, root.state,
+                seconds=seconds, version=version)
 
 
 def _reference_cell(loaded: Loaded, timeout: float) -> Cell:

@@ -22,7 +22,7 @@ from typing import Iterable
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
-from toolfuzz.errors import UsageError
+from toolfuzz.errors import UsageError, need_writable
 
 __all__ = ["DEFAULT_DATABASE", "SeedStore", "open_database", "namespace_for"]
 
@@ -44,6 +44,8 @@ def open_database(spec: str | None, namespace: bytes) -> SeedStore | None:
     path = Path(spec)
     if path.exists() and not path.is_dir():
         raise UsageError(f"--database {spec}: not a directory")
+    # The store drops what it cannot write without a word: a run would remember nothing.
+    need_writable(path, f"--database {spec}")
     return SeedStore(DirectoryBasedExampleDatabase(str(path)), namespace)
 
 

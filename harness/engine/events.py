@@ -3,9 +3,9 @@
 Theory of operation
 -------------------
 
-A run is a search (:mod:`toolfuzz.engine.search`) in this process, or the
-same search in worker processes under a supervisor
-(:mod:`toolfuzz.engine.supervisor`).  Either way it tells the rest of the
+A run is a search (:mod:`toolfuzz.engine.search`) in worker processes under
+a supervisor (:mod:`toolfuzz.engine.supervisor`), or the same search in this
+process (``--in-process``).  Either way it tells the rest of the
 program what happens through one callable, ``emit``, with the events below:
 
 * :class:`Started` once, before any case;
@@ -96,6 +96,8 @@ class Stats:
 
     examples: int = 0
     started: float = field(default_factory=time.monotonic)
+    #: Seconds from ``started`` until the search began (workers loading their targets); 0 in one process.
+    startup: float = 0.0
     #: Findings per target.
     divergences: dict[str, int] = field(default_factory=dict)
     #: Examples each target ran on (a target runs only on the dialects it lists).
@@ -107,6 +109,7 @@ class Stats:
     stopped_by: str = ""
     #: Examples and seconds when the first divergence of the search was met (before reducing).
     first_found_after: tuple[int, float] | None = None
+    #: Worker processes that searched; 0 for a search in the run's own process (--in-process).
     workers: int = 1
     restarts: int = 0
     #: Divergences folded into each signature after it was found (:mod:`toolfuzz.engine.known`).
@@ -125,7 +128,8 @@ class Stats:
     reducing_work: int = 0
     #: What is being reduced now ("" while generating).
     reducing: str = ""
-    #: Divergences of known keys met when the share for reducing was spent: neither reduced nor written.
+    #: Divergences of known keys met when the share for reducing was spent, and time-outs met too late to run
+    #: again: neither reduced nor written.
     unreduced: int = 0
     #: Targets left out after killing too many workers.
     quarantined: list[str] = field(default_factory=list)
@@ -156,6 +160,8 @@ class Stats:
         self.unreduced += other.unreduced
         self.work += other.work
         self.reducing_work += other.reducing_work
+        if other.reducing:
+            self.reducing = f"{self.reducing}; {other.reducing}" if self.reducing else other.reducing
 
     def hit(self, signature: str, target: str) -> None:
         """A divergence met in ``target`` is one more of ``signature`` (which may be another target's)."""
@@ -201,6 +207,8 @@ class Started:
 @dataclass(frozen=True)
 class Progress:
     stats: Stats
+    #: What the run is doing besides searching, when it is ("starting workers", "finishing", "stopping").
+    phase: str = ""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,9 @@ divergence met under a disconnect, of a bug already known under ``length``,
 is then a hit after a probe or two instead of a second signature.
 
 A reduction is bounded in probes (not in time, so that it reduces as far on
-any machine), and stops early when a sweep over every edit keeps none.
+any machine), and stops early when a sweep over every edit keeps none.  The
+one bound in time is the run's own end (``over``): past it, a reduction
+hands back the smallest case it has reached.
 """
 
 from __future__ import annotations
@@ -79,13 +81,16 @@ def _texts(case: Case) -> tuple[tuple[int, int, str, tuple[int, ...]], ...]:
 def reduce(render: Callable[..., Case], target: Target, case: Case, observation: Observation,
            divergence: Divergence, *, timeout: float, max_probes: int = MAX_PROBES,
            max_work: int | None = None, plain: frozenset[str] = frozenset(),
-           explained: Callable[[Case, Observation, Divergence], bool] = lambda *_: False) -> Reduced:
+           explained: Callable[[Case, Observation, Divergence], bool] = lambda *_: False,
+           over: Callable[[], bool] = lambda: False,
+           on_probe: Callable[[Case], None] = lambda case: None) -> Reduced:
     """The smallest case reached from ``case`` on which ``target`` still diverges as ``divergence`` says.
 
     Smaller means fewer features (those in ``plain`` not counted) first, then fewer calls, reads and
     bytes: a feature taken out is worth a longer wire (``[DONE]`` is longer than no ``[DONE]``).
     It stops after ``max_probes`` probes, or once they have fed the target ``max_work`` payloads, or
-    once ``explained`` says a case it kept is a hit of what is known.
+    once ``explained`` says a case it kept is a hit of what is known, or as soon as ``over()`` says the
+    run's time is up.  ``on_probe`` sees each probe's case before the target runs on it.
     """
 
     def size(c: Case) -> tuple[int, ...]:
@@ -98,6 +103,7 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
             # An edit of the decision that picks a producer case's format: the target reads one format.
             return best.observation, [], RENDER_WORK
         payloads = chunks_of(smaller)
+        on_probe(smaller)
         if target.level == "partial" and _texts(smaller) == _texts(best.case):
             seen = best.observation  # a partial parser sees only the texts and where they are cut
         else:
@@ -127,7 +133,7 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
             candidate = apply(edit, plan)
             if candidate is None:
                 continue
-            if probes >= max_probes or (max_work is not None and work >= max_work):
+            if probes >= max_probes or (max_work is not None and work >= max_work) or over():
                 return Reduced(best.case, best.observation, best.divergence, probes, False, work)
             probes += 1
             smaller = render(candidate, (edit[3], edit[1][:-1]) if edit[0] == "redraw" else None)
@@ -140,7 +146,7 @@ def reduce(render: Callable[..., Case], target: Target, case: Case, observation:
                 # a plan that draws read cuts has them to put back (a producer case's batches are tokens).
                 cuts = moved_cuts(best.case.wire, best.case.cuts, smaller.wire)
                 repinned = pinned(candidate, cuts) if tuple(cuts) != smaller.cuts else None
-                if repinned is not None and probes < max_probes:
+                if repinned is not None and probes < max_probes and not over():
                     probes += 1
                     smaller = render(repinned, None)
                     seen, same, cost = probe(smaller, best)

@@ -1,10 +1,15 @@
-"""A run as ``toolfuzz run`` starts it: one search in this process, or the same search in workers.
+"""A run as ``toolfuzz run`` starts it: the search in worker processes, or, when asked, in this one.
 
-:func:`execute` is the one entry point.  It picks the transport (this
-process when there is one worker and no shard, else a supervisor of worker
-processes), and either way emits the same events
-(:mod:`toolfuzz.engine.events`) to the one ``emit`` it is given.  What the
-run writes or prints is up to whoever consumes them.
+:func:`execute` is the one entry point.  It picks the transport: a
+supervisor of worker processes (:mod:`toolfuzz.engine.supervisor`), one
+worker unless more are asked for, so that a target that crashes, exits,
+hangs where the time limit cannot reach or runs out of memory is a finding
+and the run goes on, as libFuzzer's fork mode and ClusterFuzz run targets;
+or, with ``in_process``, this process, which is faster (``python -m
+bench.workers`` says by how much) and trusts its targets not to take it
+down.  Either way it emits the same events (:mod:`toolfuzz.engine.events`)
+to the one ``emit`` it is given.  What the run writes or prints is up to
+whoever consumes them.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from toolfuzz.engine.search import search
 from toolfuzz.engine.signals import Stopping
 from toolfuzz.engine.supervisor import Supervisor
 from toolfuzz.engine.units import cases_for, units_for
+from toolfuzz.errors import UsageError
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
 from toolfuzz.targets.base import Target
@@ -44,7 +50,10 @@ class RunConfig:
     timeout: float
     workers: int = 1
     shard: tuple[int, int] | None = None
+    #: The address space of each worker process, or None for none (not applied in_process).
     memory_cap: int | None = None
+    #: Search in this process instead of a worker (one search: no workers, no shard).
+    in_process: bool = False
     state: Path = Path(".toolfuzz")
     #: Where failing examples are kept between runs (a path, ``redis://...``, or None).
     database: str | None = None
@@ -59,17 +68,21 @@ class RunConfig:
 def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> Stats:
     """Run the search, emitting its events; the final figures (also in the last event, :class:`Finished`)."""
     stopping = stopping or Stopping()
+    if config.in_process and (config.workers != 1 or config.shard is not None):
+        raise UsageError("--in-process runs one search in this process: it takes neither --workers nor --shard")
     names = [t.name for t in config.targets]
     # Built before anything runs, so that a bad tool file or profile is a usage error, not a dead worker.
     planner = cases_for(config.tools, config.profiles, config.dialect, lambda text: emit(Note(text)), config.verbose,
                         config.dialects, config.servers)
     # Opened before anything runs, so that a store that cannot be reached is a usage error.
     store = open_database(config.database, namespace_for(names, config.profiles))
-    emit(Started(tuple(names), config.seed, config.max_examples, config.budget, config.workers))
-    if config.workers == 1 and config.shard is None:
+    emit(Started(tuple(names), config.seed, config.max_examples, config.budget,
+                 0 if config.in_process else config.workers))
+    if config.in_process:
         _, stats = search(list(config.targets), planner, max_examples=config.max_examples, budget=config.budget,
                           seed=config.seed, timeout=config.timeout, emit=emit, plain=PLAIN_FEATURES,
                           database=store, stop=stopping.is_set)
+        stats.workers = 0
     else:
         # A producer run has no profiles: its units split by target alone, under one unnamed profile.
         profiles = list(config.profiles or (DIALECT_PROFILES[config.dialect] if not config.dialects else [""]))

@@ -43,6 +43,13 @@ then to be a hit of something reduced meanwhile), those of a target, kind
 and crash state with no root cause known first, and what still waits when
 the budget ends is reduced last, or kept as met (``unshrunk``).
 
+Seconds bound a search twice: generating ends with the budget, and all that
+follows it (reducing, running a new time-out again) with the budget plus
+:data:`FINISHING_SHARE` of it, or at once when a stop is asked for.  Then
+what is being reduced is kept as far as it got, and what still waits is kept
+as met or counted, never run: a slow target's search ends within 1.1 times
+its budget, a call in flight aside.
+
 The seeds of the cases that met new findings are kept in the store
 (:mod:`toolfuzz.engine.database`) when there is one, and a later search
 with the same targets and profiles draws them first.
@@ -60,7 +67,7 @@ from typing import Callable
 
 from toolfuzz.engine.database import SeedStore
 from toolfuzz.engine.events import Emit, Finding, Found, Progress, Stats
-from toolfuzz.engine.known import Known, depths
+from toolfuzz.engine.known import PER_TARGET, Known, depths
 from toolfuzz.engine.reduction import EVERY_KIND, RENDER_WORK, reduce, work_of
 from toolfuzz.engine.seeding import seeded_by_strategies_only
 from toolfuzz.judge.compare import Divergence, compare
@@ -70,7 +77,7 @@ from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import Case
 
-__all__ = ["search", "search_for_kind", "REDUCING_SHARE", "TIMEOUT_MARGIN", "overrun"]
+__all__ = ["search", "search_for_kind", "REDUCING_SHARE", "TIMEOUT_MARGIN", "FINISHING_SHARE", "finishing"]
 
 #: Reducing new root causes may take at most this share of the work so far; the rest is generation.
 REDUCING_SHARE = 0.3
@@ -81,9 +88,16 @@ TIMEOUT_MARGIN = 2
 _FIRST_WORK = 50_000
 
 
-def overrun(budget: float) -> float:
-    """How far past its budget a search may go at most: reducing what still waits, within its share."""
-    return REDUCING_SHARE * budget + 30
+#: What a search may take past its budget, as a share of the budget: reducing what still waits, confirming a
+#: time-out, and (for a run of workers) ending them.
+FINISHING_SHARE = 0.1
+#: Seconds between two Progress events, while generating or reducing.
+_PROGRESS_EVERY = 0.5
+
+
+def finishing(budget: float) -> float:
+    """Seconds a search of ``budget`` seconds may go on past it."""
+    return FINISHING_SHARE * budget
 
 
 #: Payloads a reduction may feed however little is left of the share: enough to finish a small case's,
@@ -112,10 +126,13 @@ def search(
     enough: Callable[[Finding], bool] = lambda finding: False,
     reducing_share: float = REDUCING_SHARE,
     variants: bool = True,
+    finish_by: float | None = None,
 ) -> tuple[list[Finding], Stats]:
     """Search until ``max_examples`` or ``budget`` seconds are spent, ``stop()`` says so, or a finding is ``enough``.
 
-    ``on_case`` sees every case before any target runs on it (a worker records it there, so that a
+    Whatever follows (reducing, confirming) ends by ``finish_by`` (a ``time.monotonic()``; default: the
+    budget's end plus :func:`finishing` of it).  ``on_case`` sees every case before any target runs on it,
+    a reduction's probes and a time-out's second run included (a worker records it there, so that a
     target that kills the process leaves it behind).  ``known`` holds what is already known (and
     learns what is found).  The findings are those still standing at the end: one replaced by a
     more general one later in the search is not among them.  With ``variants`` off, a finding of another
@@ -128,6 +145,7 @@ def search(
     targets = sorted(targets, key=lambda t: order[t.name])
     stats = Stats()
     deadline = stats.started + budget
+    end = deadline + finishing(budget) if finish_by is None else finish_by
     findings: dict[str, Finding] = {}
     seeds = Random(seed)
     stored = list(database.seeds()) if database is not None else []
@@ -136,6 +154,20 @@ def search(
     again: list[tuple[Finding, int]] = []
     last_report = 0.0
     done = False
+
+    def over() -> bool:
+        return stop() or time.monotonic() >= end
+
+    def report() -> None:
+        nonlocal last_report
+        now = time.monotonic()
+        if now - last_report >= _PROGRESS_EVERY:
+            last_report = now
+            emit(Progress(stats))
+
+    def probing(case: Case) -> None:
+        on_case(case)
+        report()  # a long reduction is a long phase: a person still hears how it goes
 
     def allowance() -> int:
         # Work left, counted in payloads fed to targets (a target's time grows with them) and renders
@@ -152,15 +184,20 @@ def search(
         if hit is not None:
             stats.hit(hit.signature, met.target.name)
             return False
-        if met.divergence.kind == "timed_out" and not observe(met.target, met.case,
-                                                               timeout=TIMEOUT_MARGIN * timeout).timed_out:
-            # A pause of the machine's, or a target slow on a large case but not stuck: the same case, run
-            # again with room to spare, answered.  Reported, it would pass or fail by the speed of the
-            # machine that replays it; what is stuck runs past any limit.
-            stats.flaky.append(f"{met.target.name} ran out of time once on a case it then answered within "
-                               f"{TIMEOUT_MARGIN * timeout:g} s: not a finding")
-            return False
-        finding = _reduced(planner, met, stats, max(allowance(), least), timeout, emit, known)
+        if met.divergence.kind == "timed_out":
+            if over() or time.monotonic() + TIMEOUT_MARGIN * timeout > end:
+                # No time to run it again: unconfirmed, it would be decided by the machine's speed.
+                stats.unreduced += 1
+                return False
+            probing(met.case)
+            if not observe(met.target, met.case, timeout=TIMEOUT_MARGIN * timeout).timed_out:
+                # A pause of the machine's, or a target slow on a large case but not stuck: the same case, run
+                # again with room to spare, answered.  Reported, it would pass or fail by the speed of the
+                # machine that replays it; what is stuck runs past any limit.
+                stats.flaky.append(f"{met.target.name} ran out of time once on a case it then answered within "
+                                   f"{TIMEOUT_MARGIN * timeout:g} s: not a finding")
+                return False
+        finding = _reduced(planner, met, stats, max(allowance(), least), timeout, emit, known, over, probing)
         replaced = known.fold(finding, stats)
         if replaced is None:
             return False
@@ -184,13 +221,10 @@ def search(
             if stop():
                 stats.stopped_by = "interrupted"
                 break
-            now = time.monotonic()
-            if now >= deadline:
+            if time.monotonic() >= deadline:
                 stats.stopped_by = "budget"
                 break
-            if now - last_report >= 0.5:
-                last_report = now
-                emit(Progress(stats))
+            report()
             while pending and allowance() > 0 and not done:
                 done = settle(*pending.pop(_first_new(pending, known)[0]))
             if again:  # a new root cause's reduced case, for the other targets (the module docstring says why)
@@ -240,7 +274,8 @@ def search(
         # kind and crash state not seen before is still reduced, a small case's worth each, while the
         # last stretch allows (a new root cause is worth its seconds; unshrunk, its stale features would
         # be a signature of their own), and is kept as met after that; one of a known key is most likely
-        # a known root cause in another guise, and is only counted.
+        # a known root cause in another guise, and is only counted.  Past the run's end, nothing runs: settle
+        # keeps a new one as met.
         last_stretch = stats.reducing_work + _LAST_STRETCH
         while pending and not done:
             at, new = _first_new(pending, known)
@@ -266,13 +301,15 @@ def _first_new(pending: list[tuple[Finding, int, tuple[int, float]]], known: Kno
 
 
 def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeout: float,
-             emit: Emit, known: Known) -> Finding:
-    """``met`` reduced to its minimal features, or as met when the share for reducing is spent; reduced
-    only until it is explained by what is ``known``, if it comes to be (then it folds as a hit).
+             emit: Emit, known: Known, over: Callable[[], bool], on_probe: Callable[[Case], None]) -> Finding:
+    """``met`` reduced to its minimal features, or as met when the share for reducing is spent or the run is
+    ``over()``; reduced only until it is explained by what is ``known``, if it comes to be (then it folds as a
+    hit), or until the run is over.
 
-    A ``timed_out`` one is kept as met: every probe that still showed it would cost the time limit.
+    A ``timed_out`` or ``memory`` one is kept as met: every probe that still showed it would cost the time
+    limit, or blow up again.
     """
-    if allowance <= 0 or met.case.plan is None or met.divergence.kind == "timed_out":
+    if allowance <= 0 or over() or met.case.plan is None or met.divergence.kind in PER_TARGET:
         return Finding(met.target, met.divergence, met.case, met.observation, met.plain, met.seed, unshrunk=True)
     started = time.monotonic()
     stats.reducing = f"{met.target.name}: {met.divergence.kind}"
@@ -283,7 +320,8 @@ def _reduced(planner: Planner, met: Finding, stats: Stats, allowance: int, timeo
         return known.explain(Finding(met.target, divergence, case, observation, met.plain, met.seed)) is not None
 
     result = reduce(planner.render, met.target, met.case, met.observation, met.divergence, timeout=timeout,
-                    plain=met.plain, max_work=max(allowance, _LEAST_WORK), explained=explained)
+                    plain=met.plain, max_work=max(allowance, _LEAST_WORK), explained=explained, over=over,
+                    on_probe=on_probe)
     stats.reducing_seconds += time.monotonic() - started
     stats.probes += result.probes
     stats.reducing_work += result.work

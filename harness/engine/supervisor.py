@@ -1,6 +1,8 @@
-"""``toolfuzz run --workers N``: worker processes that may die, and the one process that hears of findings.
+"""``toolfuzz run``: worker processes that may die, and the one process that hears of findings.
 
-Each worker (:mod:`toolfuzz.engine.worker`) searches with its own seed.  The
+A run searches in workers unless it is asked to search in its own process
+(``--in-process``): one worker by default, ``--workers N`` for more.  Each
+worker (:mod:`toolfuzz.engine.worker`) searches with its own seed.  The
 supervisor reads their pipes, emits their findings, whole, as the one
 stream of events a run has (:mod:`toolfuzz.engine.events`; one process, so
 a signature is deduplicated in one place, by whoever writes findings), adds
@@ -9,8 +11,9 @@ up their figures, and watches them:
 * a worker that dies (a signal, an exit, MemoryError under the cap) is
   replaced by a new one with a new seed, and the case it was on, read from
   its in-flight file, becomes a finding of kind ``crash`` or ``memory`` for
-  the target named in its shared slot;
-* a worker whose target call has run past ``--timeout`` plus a grace (a loop
+  the target named in its shared slot; its figures up to that case count;
+* a worker whose target call has run past what the longest call may take
+  (twice ``--timeout``, as a time-out's second run may, plus a grace: a loop
   the time limit's signal cannot reach) is killed, and the case is a
   ``hang``;
 * a target that killed :data:`MAX_DEATHS` workers is left out of the workers
@@ -21,15 +24,26 @@ up their figures, and watches them:
   that is the harness failing, not a target.
 
 SIGINT and SIGTERM (through :meth:`Supervisor.stop`) ask every worker to stop
-at its next case; a worker that does not is killed after the grace.
+at its next case; a worker that does not is killed after the grace.  So is
+one still running the grace after the budget and its share for finishing
+(:func:`~toolfuzz.engine.search.finishing`): the run ends on time, and a
+worker the run itself ended is no finding.
+
+The fork server imports toolfuzz from where this process did, whatever the
+current folder holds (:func:`_start_fork_server`).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import pickle
+import resource
+import shutil
 import signal
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait
@@ -38,13 +52,16 @@ from typing import TYPE_CHECKING, Any
 
 from toolfuzz.engine.events import Emit, Finding, Found, Note, Progress, Stats
 from toolfuzz.engine.known import Known
-from toolfuzz.engine.search import overrun
+from toolfuzz.engine.search import TIMEOUT_MARGIN, finishing
+from toolfuzz.engine.tether import SUPERVISOR
 from toolfuzz.engine.units import Unit
-from toolfuzz.engine.worker import WorkerConfig, arrived, main as worker_main, preload_for
+from toolfuzz.engine.worker import WorkerConfig, arrived, main as worker_main, output_files, preload_for
 from toolfuzz.errors import UsageError
 from toolfuzz.judge.compare import Divergence
+from toolfuzz.judge.capture import read_kept
 from toolfuzz.judge.exits import death_of
 from toolfuzz.judge.sandbox import Observation
+from toolfuzz.vocabulary import Case
 
 if TYPE_CHECKING:
     from toolfuzz.engine.runner import RunConfig
@@ -55,6 +72,8 @@ __all__ = ["Supervisor", "MAX_DEATHS", "derive_seed"]
 MAX_DEATHS = 3
 #: Seconds a worker may take to load its targets before it is taken for stuck.
 STARTUP_LIMIT = 600
+#: Why the supervisor killed a worker, when the run did and its target did not: no finding.
+_RUN_ENDED = frozenset({"time", "stopped"})
 
 
 def derive_seed(seed: int, worker: int, life: int) -> int:
@@ -93,8 +112,10 @@ class Supervisor:
         self.budget, self.seed, self.timeout, self.workers = config.budget, config.seed, config.timeout, config.workers
         self.plain = plain
         self.emit = emit
-        #: A target call past timeout + grace is a hang; a worker asked to stop gets as long.
+        #: A worker asked to stop, or past the run's end, gets this long to end by itself.
         self.grace = max(1.0, self.timeout / 2)
+        #: A target call this long is a hang: a new time-out runs again with TIMEOUT_MARGIN times the limit.
+        self.hang_after = TIMEOUT_MARGIN * self.timeout + self.grace
         self.stats = Stats(workers=self.workers)
         self.known = Known()
         self.deaths: dict[str, int] = {}
@@ -105,6 +126,7 @@ class Supervisor:
         # spawn, which would load every target library again for each worker and each restart.
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(preload_for(self.names))
+        os.environ[SUPERVISOR] = str(os.getpid())  # read by the fork server (toolfuzz.engine.tether)
 
     def stop(self) -> None:
         """Ask every worker to stop at its next case (from a signal handler: it only sets a time)."""
@@ -116,6 +138,14 @@ class Supervisor:
         self.deadline = self.stats.started + self.budget
         share = -(-self.config.max_examples // self.workers)
         self.shares = [share] * self.workers
+        _start_fork_server()
+        self.inflight = _in_flight_folder(self.config.state)
+        try:
+            return self._supervise()
+        finally:
+            shutil.rmtree(self.inflight, ignore_errors=True)
+
+    def _supervise(self) -> Stats:
         lives = [self._start(n, 0, self.units) for n in range(self.workers)]
         signalled = False
         last_progress = 0.0
@@ -132,10 +162,11 @@ class Supervisor:
                         _signal(life, signal.SIGTERM)
                 for life in lives:
                     since = life.since.value
-                    if since and now - since > self.timeout + self.grace and life.process.is_alive():
+                    if since and now - since > self.hang_after and life.process.is_alive():
                         life.killed_for = "hang"
                         _signal(life, signal.SIGKILL)
-                    elif self._overdue(life, now):
+                    elif self._overdue(life, now) and life.process.is_alive():
+                        life.killed_for = life.killed_for or ("stopped" if self.stopping else "time")
                         _signal(life, signal.SIGKILL)
                 still = []
                 for life in lives:
@@ -150,7 +181,7 @@ class Supervisor:
                 lives = still
                 if now - last_progress >= 0.5:
                     last_progress = now
-                    self.emit(Progress(self._totals(lives)))
+                    self.emit(Progress(self._totals(lives), self._phase(now)))
         except BaseException:
             # An error ends the run: no worker may go on searching (and writing) after it.
             for life in lives:
@@ -162,18 +193,26 @@ class Supervisor:
             stats.stopped_by = "interrupted"
         return stats
 
+    def _phase(self, now: float) -> str:
+        if self.stopping:
+            return "stopping"
+        if not self.stats.startup:
+            return "starting workers"
+        return "finishing" if now >= self.deadline else ""
+
     def _overdue(self, life: _Life, now: float) -> bool:
         if self.stopping and now - self.stopping > self.timeout + self.grace * 2:
             return True  # asked to stop, and did not: stuck where the time limit cannot reach
         if life.deadline is None:
             return now - life.started > STARTUP_LIMIT
-        return now > life.deadline + overrun(self.budget) + self.timeout + self.grace + 30
+        # Its search ends by itself by then; a call in flight gets the grace, and no more.
+        return now > life.deadline + finishing(self.budget) + self.grace
 
     def _start(self, number: int, life: int, units: tuple[Unit, ...]) -> _Life:
         current = self._context.Value("i", -1, lock=False)
         since = self._context.Value("d", 0.0, lock=False)
         reader, writer = self._context.Pipe(duplex=False)
-        inflight = self.config.state / "inflight" / f"{number}.pickle"
+        inflight = self.inflight / f"{number}.pickle"
         inflight.unlink(missing_ok=True)
         done_before = sum(s.examples for n, s in self.finished if n == number)
         seed = derive_seed(self.seed, number, life)
@@ -183,7 +222,9 @@ class Supervisor:
                               max_examples=max(1, self.shares[number] - done_before),
                               budget=max(0.5, self.deadline - time.monotonic()), timeout=self.timeout,
                               memory_cap=run.memory_cap, inflight=str(inflight), database=run.database,
-                              known=tuple(self.known), dialects=run.dialects, servers=run.servers)
+                              known=tuple(self.known), dialects=run.dialects, finishing=finishing(self.budget),
+                              until=self.deadline if life else None,
+                              environ=tuple(os.environ.items()), servers=run.servers)
         process = self._context.Process(target=worker_main, args=(config, writer, current, since),
                                         name=f"toolfuzz-worker-{number}", daemon=True)
         process.start()
@@ -206,6 +247,8 @@ class Supervisor:
                 life.deadline = body
                 if life.life == 0:
                     self.deadline = max(self.deadline, body)
+                    # The budget counts from when the last first worker was ready: the time before is start-up.
+                    self.stats.startup = self.deadline - self.budget - self.stats.started
             elif what == "done":
                 life.stats = body
                 life.done = True
@@ -226,22 +269,32 @@ class Supervisor:
 
     def _ended(self, life: _Life) -> _Life | None:
         """Record how a worker ended; its successor, if one should take over."""
+        clean = life.done and life.killed_for != "hang"
+        case, figures = (None, None) if clean else _in_flight(life.inflight)
+        if figures is not None and _further(figures, life.stats):
+            life.stats = figures
         self.finished.append((life.number, life.stats))
+        life.inflight.unlink(missing_ok=True)
         if life.error:
             self.stop()
             raise UsageError(life.error)
         units = life.units
-        if life.done and not life.killed_for:
-            life.inflight.unlink(missing_ok=True)
+        if clean:
             return None
         target = self.names[life.current.value] if 0 <= life.current.value < len(self.names) else None
         code = life.process.exitcode
+        if life.killed_for in _RUN_ENDED:
+            if target is not None:
+                self.emit(Note(f"worker {life.number} was still running {target} when the run "
+                               f"{'was stopped' if life.killed_for == 'stopped' else 'had to end'}; ended it "
+                               "(not a finding)"))
+            return None
         if life.killed_for == "hang":
-            kind, detail = "hang", f"still running {self.timeout + self.grace:.1f} s into the case; worker killed"
+            kind, detail = "hang", f"still running {self.hang_after:.1f} s into the case; worker killed"
         else:
             kind, detail = death_of(code, "the worker")
             if kind == "memory":
-                detail = f"{detail} ({_size(self.config.memory_cap)})"
+                detail = f"{detail} ({_size(_cap(self.config.memory_cap))})"
         if self.stopping and target is None:
             return None  # killed while stopping, between cases: nothing lost
         if target is None:
@@ -254,7 +307,7 @@ class Supervisor:
                 raise UsageError(f"workers died {MAX_DEATHS} times outside any target (last: {detail}); "
                                  "their stderr above says why")
         else:
-            self._death(life, target, kind, detail)
+            self._death(life, target, kind, detail, case)
             units = self._without_quarantined(units)
         out_of_time = time.monotonic() >= self.deadline - 0.5
         if self.stopping or out_of_time or self.deaths.get("", 0) >= MAX_DEATHS or not units:
@@ -262,16 +315,15 @@ class Supervisor:
         self.stats.restarts += 1
         return self._start(life.number, life.life + 1, units)
 
-    def _death(self, life: _Life, target: str, kind: str, detail: str) -> None:
+    def _death(self, life: _Life, target: str, kind: str, detail: str, case: Case | None) -> None:
         self.deaths[target] = self.deaths.get(target, 0) + 1
-        try:
-            case = pickle.loads(life.inflight.read_bytes())
-        except (OSError, EOFError, pickle.UnpicklingError):
+        if case is None:
             self.emit(Note(f"{target}: {kind} ({detail}), but the case in flight could not be read"))
             return
         # The case was not shrunk, so its features say nothing about the death: all of them count as
         # plain, the signature is <target>/<kind>/plain, and the smallest case of each is the one kept.
-        self._found(Finding(self.targets[target], Divergence(kind, detail), case, Observation(),
+        output = read_kept(*output_files(life.inflight)) or None
+        self._found(Finding(self.targets[target], Divergence(kind, detail), case, Observation(output=output),
                             frozenset(case.features), life.seed, unshrunk=True))
 
     def _without_quarantined(self, units: tuple[Unit, ...]) -> tuple[Unit, ...]:
@@ -289,8 +341,8 @@ class Supervisor:
     def _totals(self, lives: list[_Life]) -> Stats:
         """The run's figures: every ended life's and every live one's, added up, with the supervisor's own."""
         own = self.stats
-        stats = Stats(started=own.started, divergences=own.divergences, workers=own.workers, restarts=own.restarts,
-                      quarantined=own.quarantined, hits=dict(own.hits), first_seen=dict(own.first_seen),
+        stats = Stats(started=own.started, startup=own.startup, divergences=own.divergences, workers=own.workers,
+                      restarts=own.restarts, quarantined=own.quarantined, hits=dict(own.hits), first_seen=dict(own.first_seen),
                       affected={sig: set(names) for sig, names in own.affected.items()},
                       also_as={sig: set(kinds) for sig, kinds in own.also_as.items()})
         for _, done in self.finished:
@@ -303,12 +355,91 @@ class Supervisor:
         return stats
 
 
+def _in_flight(path: Path) -> tuple[Case | None, Stats | None]:
+    """The case a worker was on when it ended, and its figures up to that case; (None, None) if there is none."""
+    try:
+        case, figures = pickle.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError, pickle.UnpicklingError):
+        return None, None
+    return case, figures
+
+
+def _in_flight_folder(state: Path) -> Path:
+    """A folder of this run's own for its workers' cases in flight: in memory (``/dev/shm``) where there is
+    one, since a worker writes there before every call and a record on disk costs a millisecond each (as much
+    as a tenth of a case's time); else under ``state``.  Its files must outlive a worker, not the machine."""
+    memory = Path("/dev/shm")
+    parent = memory if memory.is_dir() and os.access(memory, os.W_OK) else state / "inflight"
+    parent.mkdir(parents=True, exist_ok=True)
+    # A run killed with SIGKILL leaves its folder: the next run takes away those whose run is gone.
+    for left in parent.glob(f"{_IN_FLIGHT}*-*"):
+        pid = left.name[len(_IN_FLIGHT):].partition("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(left, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{_IN_FLIGHT}{os.getpid()}-", dir=parent))
+
+
+#: How the folders of cases in flight begin; the run's process id follows.
+_IN_FLIGHT = "toolfuzz-inflight-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's
+    return True
+
+
+def _further(a: Stats, b: Stats) -> bool:
+    """Whether figures ``a`` of one worker were taken after ``b``: everything a search does feeds work."""
+    return (a.work + a.reducing_work, a.examples) > (b.work + b.reducing_work, b.examples)
+
+
+#: What the fork server is started with, so that it imports as this process does: no current folder first
+#: (``python -c`` would put it there), and this process's import path.
+_SAFE_PATH = "PYTHONSAFEPATH"
+_PATH = "PYTHONPATH"
+
+
+def _start_fork_server() -> None:
+    """Start the fork server (once a process), importing toolfuzz from where this process did.
+
+    The fork server is ``python -c ...``, which puts the current folder first on its path; it imports the
+    harness before any worker asks (its preload).  From a folder that holds a ``toolfuzz/`` of its own (the
+    parent of a clone, another checkout), it imported that one, and every worker died on it.  Python 3.11's
+    fork server takes no path of its own, so it is given this process's path through its environment
+    (which each worker then sets back to the supervisor's, WorkerConfig.environ).
+    """
+    saved = {name: os.environ.get(name) for name in (_SAFE_PATH, _PATH)}
+    os.environ[_SAFE_PATH] = "1"
+    os.environ[_PATH] = os.pathsep.join(os.path.abspath(p) for p in sys.path if p)
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def _signal(life: _Life, signum: int) -> None:
     try:
         if life.process.pid is not None and life.process.is_alive():
             os.kill(life.process.pid, signum)
     except ProcessLookupError:
         pass
+
+
+def _cap(n: int | None) -> int | None:
+    """The address space a worker gets with ``--memory-cap`` ``n``: a lower limit this process has stands."""
+    limit = resource.getrlimit(resource.RLIMIT_AS)[1]
+    if limit == resource.RLIM_INFINITY:
+        return n
+    return limit if not n else min(n, limit)
 
 
 def _size(n: int | None) -> str:

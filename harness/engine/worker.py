@@ -1,22 +1,22 @@
-"""One worker process of ``toolfuzz run --workers N``: the ordinary search, in a process that may die.
+"""One worker process of ``toolfuzz run``: the ordinary search, in a process that may die.
 
 The supervisor (:mod:`toolfuzz.engine.supervisor`) starts each worker from a fork
 server with a :class:`WorkerConfig`.  The worker runs :func:`toolfuzz.engine.search.search`
 on its units of work and sends what it finds over a pipe; it never writes
-findings itself.  Before any target runs on a case, the case is pickled to
-the worker's in-flight file, and a shared slot names the target being
-called and since when: whatever kills the process (a segfault, ``os._exit``,
-a loop deaf to the time limit, memory past ``--memory-cap``), the supervisor
-still knows which target did it and on what case.
+findings itself.  Before any target runs on a case (a reduction's probes
+too), the case and the worker's figures so far are pickled to the worker's
+in-flight file, and a shared slot names the target being called and since
+when: whatever kills the process (a segfault, ``os._exit``, a loop deaf to
+the time limit, memory past ``--memory-cap``), the supervisor still knows
+which target did it, on what case, and how many examples the worker ran
+before it.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import pickle
 import signal
-import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,20 +28,24 @@ from toolfuzz.engine.database import namespace_for, open_database
 from toolfuzz.engine.events import Event, Finding, Found, Progress, Stats
 from toolfuzz.engine.known import Known, Root
 from toolfuzz.engine.search import search
+from toolfuzz.engine.tether import die_with_parent
 from toolfuzz.engine.units import Unit, cases_for
 from toolfuzz.errors import UsageError
+from toolfuzz.judge import capture
 from toolfuzz.judge.contestants import default_targets, resolve_all
 from toolfuzz.judge.exits import cap_memory, exiting_on_fatal
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.targets.adapters import KNOWN
 from toolfuzz.targets.base import Target
+from toolfuzz.targets.command import stop_all as stop_programs
 from toolfuzz.vocabulary import Case
 
-__all__ = ["WorkerConfig", "PRELOAD", "preload_for", "main", "portable", "arrived"]
+__all__ = ["WorkerConfig", "PRELOAD", "preload_for", "main", "portable", "arrived", "output_files"]
 
 
 #: Modules the fork server imports once, so that each worker (and each restart) starts in a moment.
-PRELOAD = ["toolfuzz.engine.worker", "toolfuzz.strategies", "toolfuzz.targets.registry"]
+#: ``toolfuzz.engine.tether`` first: it ties the fork server to the supervisor before anything else is loaded.
+PRELOAD = ["toolfuzz.engine.tether", "toolfuzz.engine.worker", "toolfuzz.strategies", "toolfuzz.targets.registry"]
 
 
 def preload_for(names: Iterable[str]) -> list[str]:
@@ -75,6 +79,13 @@ class WorkerConfig:
     dialects: tuple[str, ...] = ()
     #: The servers whose shapes alone are drawn (RunConfig.servers).
     servers: tuple[str, ...] | None = None
+    #: Seconds the search may go on past ``budget`` to reduce what waits (engine.search.finishing).
+    finishing: float = 0.0
+    #: When a restarted worker stops searching, whenever it is ready (a ``time.monotonic()``, which is the
+    #: machine's): the run's end, which its loading must not push back.  None: ``budget`` from ready.
+    until: float | None = None
+    #: The supervisor's environment, which the worker takes on: the fork server's may be older, or another.
+    environ: tuple[tuple[str, str], ...] = ()
 
 
 class _Stop:
@@ -89,7 +100,10 @@ class _Stop:
 
 def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
     """The worker's life: set its limits, search, send its events and a last summary, exit."""
-    _die_with_parent()
+    die_with_parent()
+    # Where the supervisor finds what the call that killed this process had written.
+    Path(config.inflight).parent.mkdir(parents=True, exist_ok=True)
+    capture.keep_in(*output_files(Path(config.inflight)))
     # The parent is the fork server, which ends when the supervisor does.
     stop = _Stop(os.getppid())
 
@@ -98,6 +112,9 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    if config.environ:
+        os.environ.clear()
+        os.environ.update(config.environ)
     try:
         targets = _targets(config, current, since)
         drawn = {unit: cases_for(config.tools, unit.profiles, config.dialect, dialects=config.dialects,
@@ -108,7 +125,8 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
             cap_memory(config.memory_cap, config.memory_cap)
         totals = Stats()
         channel = _Channel(Path(config.inflight), conn, totals)
-        deadline = time.monotonic() + config.budget
+        deadline = config.until if config.until is not None else time.monotonic() + config.budget
+        finish_by = deadline + config.finishing
         known = Known(config.known)
         conn.send(("ready", deadline))
         for i, unit in enumerate(config.units):
@@ -122,17 +140,20 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
             _, stats = search([targets[n] for n in unit.targets], drawn[unit], max_examples=remaining,
                               budget=budget, seed=config.seed, timeout=config.timeout, known=known,
                               emit=channel.emit, plain=PLAIN_FEATURES, database=database,
-                              on_case=channel.before_case, stop=stop)
+                              on_case=channel.before_case, stop=stop, finish_by=finish_by)
             totals.add(stats)
             totals.stopped_by = stats.stopped_by
             channel.running = None
         conn.send(("done", totals))
-        Path(config.inflight).unlink(missing_ok=True)
+        for path in (Path(config.inflight), *output_files(Path(config.inflight))):
+            path.unlink(missing_ok=True)
     except (UsageError, InvalidArgument) as e:
         # InvalidArgument: the strategies refuse this unit's profiles, tools or dialect when first drawn.
         conn.send(("error", str(e)))
     finally:
         conn.close()
+        # A worker ends with os._exit, which runs no atexit handler: the programs it started end here.
+        stop_programs()
 
 
 def _targets(config: WorkerConfig, current: Any, since: Any) -> dict[str, Target]:
@@ -173,8 +194,9 @@ class _Channel:
 
     def before_case(self, case: Case) -> None:
         # Rename over the old file, without fsync: it must survive this
-        # process, not the machine, and a case costs a rename instead of a disk flush.
-        self.tmp.write_bytes(pickle.dumps(case, pickle.HIGHEST_PROTOCOL))
+        # process, not the machine, and a case costs a rename instead of a disk flush.  The figures go with
+        # the case: those of a worker that dies are counted up to it, not up to its last message.
+        self.tmp.write_bytes(pickle.dumps((case, self.so_far()), pickle.HIGHEST_PROTOCOL))
         os.replace(self.tmp, self.path)
 
     def emit(self, event: Event) -> None:
@@ -195,6 +217,11 @@ class _Channel:
         return so_far
 
 
+def output_files(inflight: Path) -> tuple[Path, Path]:
+    """The files a worker's target calls write their stdout and stderr to, beside its in-flight case."""
+    return inflight.with_name(f"{inflight.stem}.stdout"), inflight.with_name(f"{inflight.stem}.stderr")
+
+
 def portable(finding: Finding) -> tuple[str, Finding]:
     """A finding as it crosses the pipe: whole (case and observation), its target by name.
 
@@ -207,13 +234,3 @@ def portable(finding: Finding) -> tuple[str, Finding]:
 def arrived(message: tuple[str, Finding], targets: dict[str, Target]) -> Finding:
     name, finding = message
     return replace(finding, target=targets[name])
-
-
-def _die_with_parent() -> None:
-    # Linux: the kernel sends SIGKILL to this process when the supervisor dies,
-    # even inside a target that never returns.  Elsewhere _Stop's check remains.
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass

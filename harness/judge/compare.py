@@ -8,7 +8,9 @@ differences of the calls that still pair up are consequences and are not
 reported as further kinds.  A call whose id belongs to another choice is
 ``choices_mixed`` even when text was lost on the way, and text moved
 between calls is compared without the characters a move can break (the
-two UTF-16 halves of one character sent to two calls).
+two UTF-16 halves of one character sent to two calls).  A call the wire sent
+without an index is not held to the position the contract numbers it by: a
+target that reports it with no index pairs with it by order.
 Comparison is exact on the arguments string (the wire's concatenation); a
 target that hands on different text for the same JSON value is its own kind,
 ``reserialised``, not lost data.
@@ -16,6 +18,7 @@ target that hands on different text for the same JSON value is its own kind,
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections import Counter
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz.judge.compare_events import SSE_KINDS, compare_events
-from toolfuzz.judge.compare_partial import PARTIAL_KINDS, compare_partial
+from toolfuzz.judge.compare_partial import PARTIAL_KINDS, Reading, compare_partial
 from toolfuzz.judge.compare_producer import PRODUCER_KINDS, compare_producer
 from toolfuzz.strategies.markup import FORMATS
 from toolfuzz.judge.prefixes import texts_of
@@ -37,10 +40,10 @@ __all__ = ["KINDS", "Divergence", "compare"]
 KINDS = {
     "blocked_action": "tried to open a socket, start a process or write outside the temporary folder",
     "timed_out": "ran past the per-case time limit",
-    # Worker deaths (harness/engine/supervisor.py, --workers 2 or more): the case is the one in flight, not shrunk.
+    # Worker deaths (harness/engine/supervisor.py): the case is the one in flight, not shrunk.
     "crash": "killed the process that ran it (a signal such as SIGSEGV, or an exit)",
     "hang": "did not return, even to the time limit's signal, and its process was killed",
-    "memory": "ran out of memory under the worker's --memory-cap",
+    "memory": "ran out of memory (MemoryError, or the --memory-cap of its worker)",
     "raised": "raised an exception",
     "bad_return": "returned something that is not a list of calls",
     "choices_mixed": "fragments of one choice ended up in another",
@@ -84,6 +87,8 @@ def compare(expected: Outcome, observation: Observation, target: Target,
         return [Divergence("blocked_action", observation.blocked)]
     if observation.timed_out:
         return [Divergence("timed_out", f"no answer within the time limit ({observation.seconds:.1f} s)")]
+    if observation.out_of_memory:
+        return [Divergence("memory", f"raised MemoryError after {observation.seconds:.1f} s")]
     if observation.raised:
         # Refusing a stream that has nothing executable in it (cut, truncated) loses nothing a user could
         # run, so it is not a divergence; raising on a stream that finished a call is.  A stream that ends
@@ -100,8 +105,9 @@ def compare(expected: Outcome, observation: Observation, target: Target,
     if target.level == "partial":
         if observation.prefixes is None:
             raise ValueError(f"target {target.name!r} is at level partial: its observation has no prefixes")
-        return [Divergence(k, d, s) for k, d, s in
-                compare_partial(texts_of(expected), observation.prefixes, "exact-numbers" in target.reports)]
+        reading = Reading(exact_numbers="exact-numbers" in target.reports,
+                          utf16_strings="utf16-strings" in target.reports, relaxations=target.relaxations)
+        return [Divergence(k, d, s) for k, d, s in compare_partial(texts_of(expected), observation.prefixes, reading)]
     if target.level == "producer":
         if observation.whole is None:
             raise ValueError(f"target {target.name!r} is at level producer: its observation has no whole-text parse")
@@ -118,9 +124,10 @@ def compare(expected: Outcome, observation: Observation, target: Target,
     def note(kind: str, detail: str) -> None:
         found.setdefault(kind, detail)
 
-    pairs, lost, phantoms = _pair(expected.calls, observation.calls)
-    crossed = _crossed_choices(expected.calls, observation.calls) if "ids" in target.reports else None
-    moved = _moved(expected.calls, observation.calls) or ("choices_mixed" if crossed else None)
+    observed = _numbered(expected.calls, observation.calls)
+    pairs, lost, phantoms = _pair(expected.calls, observed)
+    crossed = _crossed_choices(expected.calls, observed) if "ids" in target.reports else None
+    moved = _moved(expected.calls, observed) or ("choices_mixed" if crossed else None)
     for e in lost:
         if e.status != INCOMPLETE:
             if moved:
@@ -179,6 +186,31 @@ def _type_of(raised: str) -> str:
 
 def _where(call: Call) -> str:
     return f"call {call.index} of choice {call.choice}"
+
+
+def _numbered(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]) -> tuple[ObservedCall, ...]:
+    """The observed calls, each reported with no index given the place of a call the wire sent none for.
+
+    Where the wire gave a choice's calls no index, the contract numbers them by position, but a target that
+    keeps the index the wire had (none) has lost nothing: its calls with no index stand, in the order it
+    reports them, for the choice's unnumbered calls in theirs (those no call of its own already numbers).
+    """
+    free: dict[int, list[int]] = {}
+    for e in expected:
+        if not e.indexed:
+            free.setdefault(e.choice, []).append(e.index)
+    if not free or all(o.index is not None for o in observed):
+        return observed
+    taken = {(o.choice, o.index) for o in observed if o.index is not None}
+    slots = {ch: iter([i for i in indexes if (ch, i) not in taken]) for ch, indexes in free.items()}
+    out = []
+    for o in observed:
+        if o.index is None and o.choice in slots:
+            index = next(slots[o.choice], None)
+            if index is not None:
+                o = dataclasses.replace(o, index=index)
+        out.append(o)
+    return tuple(out)
 
 
 def _pair(expected: tuple[Call, ...], observed: tuple[ObservedCall, ...]):

@@ -14,7 +14,14 @@ A spec is one of:
 
 A plain callable becomes a target at the level given by ``--level``; it is
 judged on association, ids, names, argument strings and completion (at
-``--level sse``, an SSE decoder, on the events it dispatches).
+``--level sse``, an SSE decoder, on the events it dispatches).  Its findings
+are filed under its module-qualified name (:func:`qualified_name`), the same
+however it is named: ``mypkg.mod:assemble`` given as ``mypkg.mod:assemble``,
+as ``mypkg:assemble`` where ``mypkg`` imports it, or handed to
+``toolfuzz.testing.check_assembler``; a function of a file given as
+``path/to/file.py:attr`` is named after the file's path relative to the current
+folder, as a module (``path.to.file:attr``), or its absolute path when the file
+is outside that folder.
 """
 
 from __future__ import annotations
@@ -39,7 +46,10 @@ from toolfuzz.targets.command import CommandError, command_target
 from toolfuzz.targets.registry import builtin_targets
 from toolfuzz.targets.selftest import SELFTEST
 
-__all__ = ["resolve", "resolve_all", "default_targets", "default_producers"]
+__all__ = ["resolve", "resolve_all", "default_targets", "default_producers", "qualified_name", "plain_target"]
+
+#: The prefix of the module name a ``file.py:attr`` spec's file is loaded under (it is never imported by that name).
+_FILE_MODULE = "toolfuzz_target_"
 
 
 def default_targets() -> list[Target]:
@@ -110,7 +120,38 @@ def resolve(spec: str, level: str = "events") -> list[Target]:
                          f"at --level bytes and sse, a prefix of an argument text at --level partial)") from None
     except ValueError:
         pass  # builtins without a signature: let the call decide
-    return [plain_target(obj, spec, level, str(getattr(module, "__version__", "")))]
+    return [plain_target(obj, qualified_name(obj, module, attr), level, str(getattr(module, "__version__", "")))]
+
+
+def qualified_name(fn: Any, module: Any = None, attr: str = "") -> str:
+    """What a plain callable's findings are filed under: ``<module>:<qualified name>`` of where it is defined.
+
+    A function (or method) is named by its own module and ``__qualname__``, so that two modules' ``assemble``
+    never share a name, and one function has one name however it was reached.  Any other callable (an
+    instance) is named by the spec's ``module`` and ``attr`` when there is one, else by its class.  A module
+    that has no importable name (a file loaded for ``file.py:attr``, ``__main__``) is named after its file.
+    """
+    if inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isbuiltin(fn):
+        where, name = getattr(fn, "__module__", None) or "", fn.__qualname__
+    elif module is not None and attr:
+        where, name = module.__name__, attr
+    else:
+        where, name = type(fn).__module__, type(fn).__qualname__
+    # A lambda's or a nested function's qualified name holds <lambda> or <locals>.
+    return f"{_module_name(where)}:{name.replace('<', '').replace('>', '')}"
+
+
+def _module_name(name: str) -> str:
+    """``name``, or for a module that has no importable name, its file's path from here, as a module's."""
+    file = getattr(sys.modules.get(name), "__file__", None)
+    if file is None or not (name == "__main__" or name.startswith(_FILE_MODULE)):
+        return name or "unknown"
+    path = Path(file).resolve()
+    try:
+        inside = path.relative_to(Path.cwd().resolve())
+    except ValueError:
+        return str(path)
+    return ".".join(inside.with_suffix("").parts)
 
 
 def plain_target(fn: Any, name: str, level: str, version: str = "") -> Target:
@@ -163,7 +204,7 @@ def _load_file(spec: str, path: str) -> Any:
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"--target {spec}: no file {path}")
-    name = f"toolfuzz_target_{abs(hash(str(file.resolve())))}"
+    name = f"{_FILE_MODULE}{abs(hash(str(file.resolve())))}"
     loader_spec = importlib.util.spec_from_file_location(name, file)
     if loader_spec is None or loader_spec.loader is None:
         raise UsageError(f"--target {spec}: cannot load {path} as Python")

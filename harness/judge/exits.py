@@ -46,11 +46,17 @@ def cap_memory(soft: int, hard: int) -> None:
     never uses; a library whose thread pool grows by a thread now and then (litellm's logging) passed a 2-GB cap
     after some thousand cases that way, and raised "can't start new thread" on a case that had nothing to do
     with it.  Where there is no ``mallopt`` (not glibc), the cap is set alone.
+
+    A limit already lower (``ulimit -v``) stands: a process may lower its hard limit, never raise it.
     """
     try:
         ctypes.CDLL(None).mallopt(_M_ARENA_MAX, 1)
     except (OSError, AttributeError):
         pass
+    limit = resource.getrlimit(resource.RLIMIT_AS)[1]
+    if limit != resource.RLIM_INFINITY:
+        hard = limit if hard == resource.RLIM_INFINITY else min(hard, limit)
+        soft = min(soft, hard)
     resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 

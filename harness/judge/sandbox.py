@@ -4,7 +4,9 @@ A target is somebody else's code.  While it runs, sockets, processes and
 writes outside the temporary folder are refused (an audit hook, so it holds
 for C extensions' Python-level calls too) and reported; it gets a time limit
 per case (SIGALRM, on the main thread); whatever it raises is an outcome.
-Its return value is checked for shape before anything is compared.
+Whatever it writes to stdout and stderr is captured (:mod:`toolfuzz.judge.capture`)
+and kept with the observation, out of the run's own output.  Its return value
+is checked for shape before anything is compared.
 
 A raise is also given a crash state (:func:`crash_state`): its type and the
 innermost frames of the target's own code, so that raises from the same
@@ -22,14 +24,15 @@ import sysconfig
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from types import FrameType
 from typing import Any
 
 import orjson
 
-from toolfuzz.vocabulary import END_OF_STREAM, ERROR_CODES, STATUSES, Case, SSEEvent
+from toolfuzz.vocabulary import END_OF_STREAM, ERROR_CODES, STATUSES, Case, Output, SSEEvent
 from toolfuzz.targets.base import BadReturn, Target
+from toolfuzz.judge import capture
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.judge.producer import answer_of, assembled
@@ -103,6 +106,11 @@ class Observation:
     #: A producer's answer as it gave it (``toolfuzz.judge.producer.answer_of``'s shape): what a served
     #: producer hands back, and what a fixture shows of it.
     produced: Any = None
+    #: What the target wrote to stdout and stderr during the call (:mod:`toolfuzz.judge.capture`); not part of
+    #: what it answered, so two observations that differ only here are the same.
+    output: Output | None = field(default=None, compare=False)
+    #: The target raised MemoryError: what it did says how much it asked for, not how it read the stream.
+    out_of_memory: bool = False
 
     @property
     def content(self) -> str | None:
@@ -119,6 +127,8 @@ class Observation:
             return {"blocked": self.blocked}
         if self.timed_out:
             return {"timed_out": True}
+        if self.out_of_memory:
+            return {"memory": True}
         if self.raised:
             if self.crash_state:
                 return {"raised": self.raised, "crash_state": self.crash_state}
@@ -263,6 +273,20 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
             prepare(case)
         except Exception as e:  # noqa: BLE001 - a program that cannot restart fails this case
             return Observation(raised=f"{type(e).__name__}: {e}"[:300], crash_state=crash_state(e))
+    capturing = capture.begin()
+    try:
+        seen = _called(target, case, arg, timeout)
+    finally:
+        output = capture.end() if capturing else None
+    program = target.extra.get("output")
+    if program is not None:
+        # A program behind the subprocess protocol writes to its own pipes, not to this process's.
+        output = (output or Output()) + program()
+    return replace(seen, output=output) if output else seen
+
+
+def _called(target: Target, case: Case, arg: Any, timeout: float) -> Observation:
+    """The call itself, under its time limit and the audit hook, and what it returned, checked for shape."""
     use_alarm = timeout > 0 and threading.current_thread() is threading.main_thread()
     previous = None
     if use_alarm:
@@ -290,6 +314,10 @@ def observe(target: Target, case: Case, payloads: list[bytes] | None = None, tim
         return Observation(timed_out=True, seconds=time.perf_counter() - start)
     except BadReturn as e:
         return Observation(bad_return=str(e)[:300], seconds=time.perf_counter() - start)
+    except MemoryError:
+        # Before the raise below, which would take it for a crash state to reduce: every probe would blow up
+        # again.  In a worker, exiting_on_fatal ends the process before it gets here.
+        return Observation(out_of_memory=True, seconds=time.perf_counter() - start)
     except RecursionError as e:
         return Observation(raised=f"RecursionError: {e}"[:300], crash_state=crash_state(e),
                            seconds=time.perf_counter() - start)

@@ -15,19 +15,22 @@ def render_check(result: CheckReport) -> str:
         cells = result.classes[name]
         lines.append(f"{name}: {len(cells)}")
         for c in cells:
-            shown = next((d for d in c.divergences if d.kind == c.recorded_kind), None) or (
-                c.divergences[0] if c.divergences else None)
+            shown = c.shown
             what = fixed_in(c) if c.verdict == "fixed" else (
                 f"{shown.kind}: {shown.detail}" if shown else c.detail or c.state)
-            if name in ("changed", "must fail, passes") and c.recorded_kind:
-                what += f" (recorded: {c.recorded_kind})"
+            if name in ("changed", "must fail, passes"):
+                what += c.recorded_note()
             lines.append(_one_line(f"  {c.target}  {c.fixture.path}  {what}"))
             if c.fixture.fixture.statement:
                 lines.append(_one_line(f"    {c.fixture.fixture.statement}"))
+    unreadable = result.report.unreadable
+    lines.append(f"unreadable: {len(unreadable)}")
+    lines.extend(_one_line(f"  {u.path}  {u.problem}") for u in unreadable)
     agree = len(result.report.fixtures) - len(result.classes["reference disagrees"])
     lines.append("")
     lines.append(("FAIL" if result.exit_code else "pass") +
-                 f": {len(result.report.fixtures)} fixtures, the reference agrees with {agree}")
+                 f": {len(result.report.fixtures)} fixtures, the reference agrees with {agree}"
+                 + (f"; {len(unreadable)} could not be read" if unreadable else ""))
     return "\n".join(lines) + "\n"
 
 

@@ -43,7 +43,7 @@ class Console:
             self.line(f"diverges: {finding.signature}\n  {grade.severity.value}: {finding.divergence.detail}\n"
                       f"  ({grade.why})\n  -> {path}{note}\n  toolfuzz show {path}{more}")
         elif isinstance(event, Progress):
-            self._progress(event.stats)
+            self._progress(event.stats, event.phase)
         elif isinstance(event, Finished):
             self._finished(event.stats)
 
@@ -56,7 +56,7 @@ class Console:
             self.stream.write("\r" + " " * self.width + "\r")
             self.width = 0
 
-    def _progress(self, stats: Stats) -> None:
+    def _progress(self, stats: Stats, phase: str) -> None:
         found = sum(stats.divergences.values())
         hits = sum(stats.hits.values())
         rate = stats.examples / stats.elapsed if stats.elapsed > 0 else 0.0
@@ -64,6 +64,8 @@ class Console:
                 f"{hits} hit{'s' * (hits != 1)}")
         if stats.reducing:
             text += f", reducing {stats.reducing}"
+        if phase:
+            text += f", {phase}"
         text += f", {stats.elapsed:.0f} s"
         if self.live:
             self._clear()
@@ -83,7 +85,8 @@ class Console:
               f"{stats.reducing_seconds:.1f} s reducing ({stats.probes} probes)", file=self.stream, flush=True)
         if stats.unreduced:
             print(f"not reduced: {stats.unreduced} divergence{'s' * (stats.unreduced != 1)} of known targets, kinds "
-                  "and crash states met when the share for reducing was spent (a longer --budget reduces them)",
+                  "and crash states met when the share for reducing was spent, or time-outs met too late to run "
+                  "again (a longer --budget reduces them)",
                   file=self.stream, flush=True)
         for message in stats.flaky:
             print(f"flaky: {message}", file=self.stream)

@@ -7,7 +7,8 @@ cell's verdict means is :mod:`toolfuzz.corpus.replay`'s.
 from __future__ import annotations
 
 from toolfuzz.corpus.fixtures import printable
-from toolfuzz.corpus.replay import VERDICTS, Cell, Report, fixed_in
+from toolfuzz.corpus.replay import MAX_LABEL, REFERENCE_NAME, VERDICTS, Cell, Report, Unreadable, fixed_in, \
+    shorten
 from toolfuzz.outputs.junit import Result, Suite, junit_xml
 from toolfuzz.outputs.tables import aligned
 
@@ -24,6 +25,7 @@ LEGEND = (
     ("RAISES", "raised, not recorded: fails (TIMEOUT: ran past --timeout; BLOCKED: tried a forbidden action)"),
     ("skipped", "recorded for the fixture but not run"),
     ("-", "not run on this fixture"),
+    ("UNREADABLE", "the fixture file cannot be read or used (details say why): nothing ran on it"),
 )
 
 
@@ -48,9 +50,12 @@ def render(report: Report, width: int = 120) -> str:
     """
     index = {(id(c.fixture), c.target): c for c in report.cells}
     headers = [str(n) for n in range(1, len(report.targets) + 1)]
+    labels = [f.label for f in report.fixtures] + [_unreadable_label(u) for u in report.unreadable]
     rows = [[cell_text(index.get((id(f), t))) for t in report.targets] for f in report.fixtures]
+    # A file that cannot be read is a row of its own, under the reference, which vouches for every fixture.
+    rows += [["UNREADABLE"] + ["-"] * (len(report.targets) - 1) for _ in report.unreadable]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-    first = max([len("fixture")] + [len(f.label) for f in report.fixtures])
+    first = max([len("fixture")] + [len(label) for label in labels])
     lines = ["targets:"]
     for n, name in enumerate(report.targets, 1):
         level, version = report.levels.get(name, (None, None))
@@ -59,26 +64,27 @@ def render(report: Report, width: int = 120) -> str:
     for block in _blocks(widths, width - first - 2):
         lines.append("")
         table = [["fixture", *(headers[i] for i in block)]]
-        table += [[f.label, *(row[i] for i in block)] for f, row in zip(report.fixtures, rows)]
+        table += [[label, *(row[i] for i in block)] for label, row in zip(labels, rows)]
         lines.extend(aligned(table).splitlines())
     lines.append("")
     lines.append("legend:")
     lines.extend(f"  {word:<11}  {meaning}" for word, meaning in LEGEND)
     notable = [c for c in report.cells if c.verdict in ("unexpected", "changed", "still fails", "fixed")]
-    if notable:
+    if notable or report.unreadable:
         lines.append("")
         lines.append("details:")
+        for u in report.unreadable:
+            lines.append("  " + _cut(printable(" ".join(f"{_unreadable_label(u)}: unreadable: {u.problem}".split()))))
         for c in notable:
             text = f"{c.fixture.label} x {c.target}: {c.verdict}"
             if c.divergences:
-                text += f": {c.kind}: {c.detail}"
+                shown = c.shown if c.verdict == "changed" else c.divergences[0]
+                text += f": {shown.kind}: {shown.detail}"
             if c.verdict == "fixed":
                 text = f"{c.fixture.label} x {c.target}: {fixed_in(c)}"
-            if c.verdict in ("changed", "fixed") and c.recorded_kind:
-                text += f" (recorded: {c.recorded_kind})"
-            text = printable(" ".join(text.split()))
-            # A terminal folds a long detail line harmlessly; only a runaway one is cut.
-            lines.append("  " + (text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL - 3] + "..."))
+            if c.verdict in ("changed", "fixed"):
+                text += c.recorded_note()
+            lines.append("  " + _cut(printable(" ".join(text.split()))))
     stated = [f for f in report.fixtures if f.fixture.statement]
     if stated:
         lines.append("")
@@ -87,6 +93,15 @@ def render(report: Report, width: int = 120) -> str:
     lines.append("")
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
+
+
+def _cut(text: str) -> str:
+    # A terminal folds a long detail line harmlessly; only a runaway one is cut.
+    return text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL - 3] + "..."
+
+
+def _unreadable_label(unreadable: Unreadable) -> str:
+    return shorten(printable(" ".join(str(unreadable.path).split())), MAX_LABEL)
 
 
 def _blocks(widths: list[int], room: int) -> list[list[int]]:
@@ -105,6 +120,8 @@ def _blocks(widths: list[int], room: int) -> list[list[int]]:
 def summary(report: Report) -> str:
     counts = report.counts()
     parts = [f"{counts[v]} {v}" for v in VERDICTS if counts[v] or v in ("ok", "unexpected")]
+    if report.unreadable:
+        parts.append(f"{len(report.unreadable)} fixture{'s' * (len(report.unreadable) != 1)} unreadable")
     result = "FAIL" if report.exit_code else "pass"
     return (f"{result}: {len(report.fixtures)} fixture{'s' if len(report.fixtures) != 1 else ''} x "
             f"{len(report.targets)} target{'s' if len(report.targets) != 1 else ''}, "
@@ -132,4 +149,7 @@ def replay_junit(report: Report) -> str:
                 output = f"{fixed_in(c)}: recorded as diverging ({c.recorded_kind}), now agrees"
             results.append(Result(f.fixture.name, c.target, c.seconds, failure, skipped, output))
         suites.append(Suite(f.fixture.name, tuple(results), file=str(f.path)))
+    for u in report.unreadable:
+        failure = ("unreadable", u.problem, u.problem)
+        suites.append(Suite(str(u.path), (Result(str(u.path), REFERENCE_NAME, failure=failure),), file=str(u.path)))
     return junit_xml("toolfuzz replay", suites)

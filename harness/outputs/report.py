@@ -13,7 +13,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from toolfuzz.corpus.fixtures import FixtureError, iter_fixture_paths, write_atomic
+from toolfuzz.corpus.fixtures import iter_fixture_paths, write_atomic
 from toolfuzz.targets.base import Target
 
 __all__ = ["fixed_findings", "render", "write_report", "DEATH_KINDS"]
@@ -31,7 +31,7 @@ def fixed_findings(root: Path, targets: list[Target], timeout: float, skip: set[
     out this run) are not re-run.  A ``crash``, ``hang`` or ``memory`` fixture is replayed in a child
     process of its own (:mod:`toolfuzz.judge.child`), so a target that still dies cannot end the report.
     """
-    from toolfuzz.corpus.replay import load_fixtures, replay
+    from toolfuzz.corpus.replay import read_fixtures, replay
 
     if not root.is_dir():
         return []
@@ -40,10 +40,10 @@ def fixed_findings(root: Path, targets: list[Target], timeout: float, skip: set[
     for path in iter_fixture_paths([str(root)]):
         if str(path) in new:
             continue
-        try:
-            [loaded] = load_fixtures([str(path)])
-        except FixtureError:
-            continue
+        readable, _ = read_fixtures([str(path)])
+        if not readable:
+            continue  # a file that cannot be read is not this report's to fix
+        [loaded] = readable
         mine = [by_name[n] for n in loaded.fixture.observed
                 if n in by_name and n not in skip and loaded.recorded(n)[0]]
         if not mine:
@@ -77,8 +77,8 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
                                                 d["signature"]))
     blocks: list[tuple[str, Any]] = [
         ("h1", "toolfuzz run"),
-        ("p", f"{summary['examples']} examples in {summary['seconds']:.1f} s with {summary.get('workers', 1)} "
-              f"worker(s), seed {summary['seed']}, stopped by {stopped}; {len(new)} new finding(s), "
+        ("p", f"{summary['examples']} examples in {summary['seconds']:.1f} s {_where(summary.get('workers', 1))}, "
+              f"seed {summary['seed']}, stopped by {stopped}; {len(new)} new finding(s), "
               f"{len(fixed)} fixed."),
         ("h2", "New findings"),
         ("table", [("target", "kind", "detail", "fixture")]
@@ -108,6 +108,10 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
     if notes:
         blocks += [("h2", "Notes"), ("list", notes)]
     return blocks
+
+
+def _where(workers: int) -> str:
+    return "in the run's own process" if workers == 0 else f"with {workers} worker(s)"
 
 
 def _affected(divergence: dict[str, Any]) -> list[str]:

@@ -28,6 +28,8 @@ def summary(targets: list[Target], saved: Saved, stats: Stats, seed: int, profil
         "examples": stats.examples,
         "severities": {s.value: sum(1 for f, _, _ in saved if f.grade.severity is s) for s in Severity},
         "seconds": round(stats.elapsed, 3),
+        # Of those, the seconds before the search began (workers loading their targets): the budget is after.
+        "startup_seconds": round(stats.startup, 3),
         "stopped_by": stats.stopped_by,
         "targets": [{"name": t.name, "level": t.level, "version": t.version,
                      "examples": stats.by_target.get(t.name, 0),

@@ -23,11 +23,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from toolfuzz.vocabulary import Tool
 
-__all__ = ["ToolFileError", "load_tools", "parse_tools"]
+__all__ = ["ToolFileError", "load_tools", "parse_tools", "tool_files"]
 
 MAX_TOOL_FILE_BYTES = 64 * 1024 * 1024
 
@@ -38,18 +38,26 @@ class ToolFileError(ValueError):
         super().__init__(f"{source}: {path}: {message}" if path else f"{source}: {message}")
 
 
-def load_tools(path: str | os.PathLike[str], notes: list[str] | None = None) -> tuple[Tool, ...]:
-    """Tools from a file, or from every ``*.json`` file below a folder (sorted by path); a name defined twice
-    kept once or kept apart, as the module says, and said in ``notes``."""
+def tool_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The file ``path`` names, or every ``*.json`` file below the folder it names, sorted by path."""
     p = Path(path)
-    if p.is_dir():
-        files = sorted(q for q in p.rglob("*.json") if q.is_file())
-        if not files:
-            raise ToolFileError(str(p), "", "folder holds no *.json tool files")
-    else:
-        files = [p]
+    if not p.is_dir():
+        return [p]
+    files = sorted(q for q in p.rglob("*.json") if q.is_file())
+    if not files:
+        raise ToolFileError(str(p), "", "folder holds no *.json tool files")
+    return files
+
+
+def load_tools(path: str | os.PathLike[str], notes: list[str] | None = None,
+               reading: Callable[[Path], None] = lambda file: None) -> tuple[Tool, ...]:
+    """Tools from a file, or from every ``*.json`` file below a folder (sorted by path); a name defined twice
+    kept once or kept apart, as the module says, and said in ``notes``.  ``reading`` is told of each file
+    before it is read."""
+    files = tool_files(path)
     listed: list[tuple[Tool, str | None]] = []
     for f in files:
+        reading(f)
         doc = _read_json(f)
         server = doc.get("server") if isinstance(doc, dict) and isinstance(doc.get("server"), str) else None
         if server is None and len(files) > 1:

@@ -19,10 +19,10 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
 
+from toolfuzz.schemas.meta import LIST as _LIST, MAP as _MAP, ONE as _ONE
+from toolfuzz.schemas.patterns import UntranslatablePattern, validator
 from toolfuzz.vocabulary import Tool
 
 __all__ = ["SchemaRejected", "Rewrite", "normalise_schema", "normalise_tools", "TYPE_NAMES"]
@@ -39,11 +39,6 @@ TYPE_NAMES: dict[str, str | None] = {
     "list": "array", "tuple": "array", "arraylist": "array", "queue": "array", "stack": "array", "set": "array",
     "any": None,
 }
-#: Keywords whose value is one schema, a list of schemas or a map of schemas.
-_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-        "additionalItems", "unevaluatedProperties", "unevaluatedItems")
-_LIST = ("anyOf", "oneOf", "allOf", "prefixItems")
-_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _PY = {"null": type(None), "boolean": bool, "integer": int, "number": (int, float), "string": str,
        "array": list, "object": dict}
 
@@ -84,12 +79,14 @@ def normalise_schema(schema: Any, tool: str = "?") -> tuple[dict[str, Any], list
         notes.append(Rewrite(tool, "", "added type 'object' at the top level"))
     if out.get("type") != "object":
         raise SchemaRejected(tool, "type", f"tool arguments must be an object, not {out.get('type')!r}")
-    cls = validator_for(out, default=Draft202012Validator)
     try:
-        cls.check_schema(out)
+        validator(out, check=True)
     except SchemaError as e:
         path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.path).lstrip(".")
         raise SchemaRejected(tool, path, e.message) from None
+    except UntranslatablePattern as e:
+        why = f"cannot read pattern {e.pattern[:80]!r} as ECMA-262 does: {e.reason}"
+        raise SchemaRejected(tool, e.path, why) from None
     return out, notes
 
 

@@ -22,13 +22,22 @@ What is reported for each ``function_call`` item:
 * complete: ``get_final_response()`` returns only after ``response.completed``
   and raises ``RuntimeError`` without it, so the client's calls are all
   complete or it raised.  The state reports the completed response's calls as
-  complete, and without one, the items as accumulated, none complete.
+  complete, and without one, none complete: those of the response its
+  ``response.incomplete`` or ``response.failed`` event hands on, else the items
+  as its events last showed them.
+
+Only the public surface is read: the events ``handle_event`` returns (what
+``ResponseStream`` yields to a user: the items of ``output_item.added`` and
+``.done``, the ``snapshot`` of each arguments delta, the ``response`` of the
+lifecycle events) and ``get_final_response()``; never the state's own
+attributes, which no public API hands on.
 
 Whatever the SDK raises is reported as raised: that is what the user gets.
 """
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import openai
@@ -61,18 +70,44 @@ _OMIT = getattr(_types, "omit", None) or _types.NOT_GIVEN
 # -- events: the accumulator alone ------------------------------------------
 
 def assemble_with_state(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """ResponseStreamState fed each event; the completed response's calls, or the accumulated items."""
+    """ResponseStreamState fed each event; the calls of the response its events hand on last, or the items they
+    showed."""
     state: ResponseStreamState[Any] = ResponseStreamState(input_tools=_OMIT, text_format=_OMIT)
+    shown = _Shown()
     for data in events:
         if isinstance(data, dict) and data.get("error"):
             break
-        state.handle_event(construct_type(type_=ResponseStreamEvent, value=data))
-    # Neither is public: the first is what get_final_response() returns, the
-    # second what the snapshot events show a user before the end.
-    completed = state._completed_response
-    if completed is not None:
-        return calls_of(enumerate(completed.output or ()), True)
-    return calls_of(sorted(state._output_items.items()), False)
+        for event in state.handle_event(construct_type(type_=ResponseStreamEvent, value=data)):
+            shown.see(event)
+    if shown.response is None:
+        return calls_of(sorted(shown.items.items()), False)
+    return calls_of(enumerate(shown.response.output or ()), shown.response_type == "response.completed")
+
+
+class _Shown:
+    """What the events a user is handed showed: the latest response of a lifecycle event that ends the stream,
+    and each output item as it was last shown (its arguments as the latest delta's snapshot)."""
+
+    _ENDS = ("response.completed", "response.incomplete", "response.failed")
+
+    def __init__(self) -> None:
+        self.items: dict[int, Any] = {}
+        self.response: Any = None
+        self.response_type = ""
+
+    def see(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        if kind in self._ENDS:
+            # A completed response is the one get_final_response() returns: an end after it does not replace it.
+            if self.response_type != "response.completed" or kind == "response.completed":
+                self.response, self.response_type = event.response, kind
+        elif kind in ("response.output_item.added", "response.output_item.done"):
+            item = event.item
+            self.items[event.output_index] = SimpleNamespace(
+                type=getattr(item, "type", None), call_id=getattr(item, "call_id", None),
+                name=getattr(item, "name", None), arguments=getattr(item, "arguments", None))
+        elif kind == "response.function_call_arguments.delta" and event.output_index in self.items:
+            self.items[event.output_index].arguments = event.snapshot
 
 
 # -- bytes: the real client over an in-process transport ---------------------

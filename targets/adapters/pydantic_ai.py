@@ -80,7 +80,14 @@ def _calls(parts: list[Any], index_of: dict[int, Any], complete: bool) -> list[d
 
 
 def _index_of(manager: ModelResponsePartsManager) -> dict[int, Any]:
-    """Part position -> the vendor id (the wire's index) it was opened with."""
+    """Part position -> the vendor id (the wire's index) it was opened with.
+
+    Read from the manager's own map, which no public API hands on, and only as a label: it says which call
+    of the stream each part stands for, so that the judge can pair them.  What is judged (each part's id,
+    name and arguments, and the response's finish reason) comes from the public parts and ModelResponse.  A
+    part opened without a vendor id has no entry and keeps no index, which the judge pairs by order where
+    the wire sent none (docs/contract.md, "How a target is judged").
+    """
     return {position: vendor for vendor, position in getattr(manager, "_vendor_id_to_part_index", {}).items()}
 
 
@@ -114,6 +121,7 @@ def assemble_with_model(reads: list[bytes]) -> list[dict[str, Any]]:
     """OpenAIChatModel.request_stream over the case's reads, read with get() when the stream is done."""
     stream, response = run(_response(reads))
     finish = getattr(response, "finish_reason", _FINISHED[0])
+    # The stream's parts manager only labels the parts with the wire's indexes (_index_of says why).
     return _calls(response.parts, _index_of(stream._parts_manager), finish in _FINISHED)
 
 

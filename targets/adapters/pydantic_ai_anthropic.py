@@ -49,6 +49,7 @@ async def _response(reads: list[bytes]) -> Any:
 def assemble_with_model(reads: list[bytes]) -> list[dict[str, Any]]:
     """AnthropicModel.request_stream over the case's reads, read with get() when the stream is done."""
     stream, response = run(_response(reads))
+    # The stream's parts manager only labels the parts with the wire's indexes (_index_of says why).
     return _calls(response.parts, _index_of(stream._parts_manager), response.finish_reason in _FINISHED)
 
 

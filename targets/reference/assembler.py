@@ -89,11 +89,12 @@ class _Ended(Exception):
 
 
 class _Record:
-    __slots__ = ("choice", "index", "id", "name", "parts", "nbytes")
+    __slots__ = ("choice", "index", "indexed", "id", "name", "parts", "nbytes")
 
-    def __init__(self, choice: int, index: int) -> None:
+    def __init__(self, choice: int, index: int, indexed: bool = True) -> None:
         self.choice = choice
         self.index = index
+        self.indexed = indexed  # False: numbered by its position, since the wire gave it no index
         self.id: str | None = None
         self.name: str | None = None
         self.parts: list[str] = []
@@ -284,6 +285,7 @@ class Assembler:
                 self._emit(ArgumentsAppended(ci, record.index, arguments))
 
     def _locate(self, ci: int, index: int | None, call_id: str | None, name: str | None) -> _Record:
+        indexed = index is not None
         if index is None:
             latest = self._latest.get(ci)
             if latest is not None and not (name and (call_id is None or call_id != latest.id)):
@@ -295,7 +297,7 @@ class Assembler:
                 name and call_id and record.id is not None and call_id != record.id
             ):
                 return record
-        record = _Record(ci, index)
+        record = _Record(ci, index, indexed)
         self._records.append(record)
         self._by_key[(ci, index)] = record
         self._latest[ci] = record
@@ -315,7 +317,7 @@ class Assembler:
                 status = self._book.status(r.name, arguments)
             else:
                 status = INCOMPLETE
-            calls.append(Call(r.choice, r.index, r.id, r.name, arguments, status))
+            calls.append(Call(r.choice, r.index, r.id, r.name, arguments, status, indexed=r.indexed))
         self.outcome = Outcome(tuple(calls), error)
         self._short_path = False
         if self._emit is not None:

@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any, Iterable, Mapping
 
+from toolfuzz.schemas.patterns import UntranslatablePattern, validator
 from toolfuzz.vocabulary import COMPLETE, INVALID_JSON, SCHEMA_INVALID, UNKNOWN_TOOL, Tool
 
 __all__ = ["ToolBook", "parse_arguments", "join_surrogates"]
@@ -63,18 +64,17 @@ class ToolBook:
         if tools:
             # Here, not at the top: jsonschema takes longer to import than `toolfuzz assemble` takes to
             # start, and a stream assembled without tools never validates anything.
-            from jsonschema import Draft202012Validator
             from jsonschema.exceptions import SchemaError
-            from jsonschema.validators import validator_for
         for tool in tools:
             schema: Mapping[str, Any] = tool.parameters
-            cls = validator_for(schema, default=Draft202012Validator)
             try:
-                cls.check_schema(schema)
+                # Its patterns read as ECMA-262 reads them (toolfuzz.schemas.patterns).
+                self._validators[tool.name] = validator(schema, check=True)
             except SchemaError as e:
                 path = "/".join(str(p) for p in e.path) or "(root)"
                 raise ValueError(f"tool {tool.name!r}: invalid parameters schema at {path}: {e.message}") from None
-            self._validators[tool.name] = cls(schema)
+            except UntranslatablePattern as e:
+                raise ValueError(f"tool {tool.name!r}: {e}") from None
 
     def __bool__(self) -> bool:
         return bool(self._validators)

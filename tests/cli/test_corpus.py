@@ -106,6 +106,21 @@ def test_check_passes_on_recorded_mutants_and_fails_when_one_stops_failing(tmp_p
     assert report["classes"]["must fail, passes"][0]["statement"] == "A finished call is handed on."
 
 
+def test_check_lists_a_fixture_it_cannot_read_and_replays_the_others(tmp_path, capsys):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(KEY_BY_ID, corpus)
+    (corpus / "truncated.json").write_text('{"format": "toolfuzz-fixture/1", "name": "x", "wi')
+    code, out, err = run(capsys, "check", corpus)
+    assert code == 2 and err == ""
+    assert "still failing: 2" in out  # the two readable fixtures, replayed
+    assert "unreadable: 1" in out and f"\n{corpus / 'truncated.json'} not JSON: " in out
+    assert out.splitlines()[-1] == "FAIL: 2 fixtures, the reference agrees with 2; 1 could not be read"
+    code, out, _ = run(capsys, "check", "--json", corpus)
+    report = json.loads(out)
+    assert code == 2 and report["exit"] == 2 and len(report["classes"]["still failing"]) == 2
+    assert [u["fixture"] for u in report["unreadable"]] == [str(corpus / "truncated.json")]
+
+
 def test_matrix_write_then_check_and_stale_after_a_change(tmp_path, capsys):
     corpus = tmp_path / "corpus"
     shutil.copytree(KEY_BY_ID, corpus / "selftest-key-by-id")

@@ -10,6 +10,7 @@ import pytest
 
 from tests.paths import ROOT
 from toolfuzz.cli import main
+from toolfuzz.corpus.replay import MAX_LABEL, shorten
 
 SEED = ROOT / "findings" / "seed"
 DISCONNECT = SEED / "disconnect-mid-arguments.json"
@@ -158,11 +159,17 @@ def test_junit_is_valid_xml_with_one_testcase_per_cell(tmp_path, capsys):
     ("expected", {"calls": [{"status": "done"}]}, "expected.calls[0].status"),
     ("observed", {"x": "diverges"}, "observed.x: must be an object"),
 ])
-def test_a_bad_fixture_exits_2_with_one_line_naming_file_and_field(tmp_path, capsys, field, value, words):
+def test_a_bad_fixture_is_a_row_of_its_own_naming_the_field_and_the_others_run(tmp_path, capsys, field, value,
+                                                                                words):
     path = edited(tmp_path, **{field: value})
     code, out, err = run(capsys, SEED, path)
-    assert (code, out) == (2, "")
-    assert err.count("\n") == 1 and str(path) in err and words in err
+    assert code == 2 and err == ""
+    label = shorten(str(path), MAX_LABEL)
+    assert cells(out, label) == ["UNREADABLE"]  # under the reference, which vouches for every fixture
+    (detail,) = [line for line in out.splitlines() if line.startswith(f"  {label}: unreadable: ")]
+    assert words in detail
+    # Every seed fixture still ran on the reference, and agrees.
+    assert f"{len(list(SEED.glob('*.json')))} ok, 0 unexpected, 1 fixture unreadable" in out
 
 
 def test_usage_errors_exit_2(tmp_path, capsys):

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import stat
+import subprocess
+import sys
 from xml.etree import ElementTree as ET
 
 import pytest
 
 from toolfuzz.cli import main
 from toolfuzz.corpus.fixtures import load
-from tests.paths import DATA
+from tests.paths import DATA, ROOT
 
 DATA = DATA
 OTHER = f"{DATA / 'other_assembler.py'}:assemble"
@@ -85,6 +90,29 @@ def test_the_same_seed_writes_the_same_fixtures_byte_for_byte(tmp_path, capsys):
     assert outputs[0] == outputs[1] and outputs[0]
 
 
+@pytest.mark.parametrize("mode", [["--in-process"], ["--workers", "1"], ["--workers", "2"]])
+def test_what_a_target_prints_stays_out_of_the_json_and_is_shown_with_its_finding(tmp_path, capsys, mode):
+    target = f"{DATA / 'printing.py'}:assemble"
+    # A process of its own, as a user runs it: its descriptors 1 and 2 are the pipes read here.
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "run", "--target", target, *mode,
+                           "--max-examples", "30", "--budget", "120", "--seed", "3", "--database", "none",
+                           "--findings", str(tmp_path / "found"), "--state", str(tmp_path / "state"), "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    (row,) = json.loads(done.stdout)["targets"]
+    assert "written to descriptor 2" not in done.stderr and "printed to stderr" not in done.stderr
+    # Filed under its module-qualified name (the file, named from the folder the run started in).
+    assert row["name"] == "tests.data.printing:assemble"
+    [divergence] = row["divergences"]
+    seen = load(divergence["fixture"]).observed[row["name"]]
+    assert seen["output"] == {"stdout": "printed by the target\nwritten to descriptor 1\n",
+                              "stderr": "printed to stderr\nwritten to descriptor 2\n"}
+    assert main(["show", divergence["fixture"]]) == 0
+    shown = capsys.readouterr().out
+    assert "  its stdout:\n    | printed by the target\n    | written to descriptor 1\n" in shown
+    assert "  its stderr:\n    | printed to stderr\n    | written to descriptor 2\n" in shown
+
+
 def test_a_parser_at_level_producer_reads_the_format_its_dialect_names(tmp_path, capsys):
     right = f"{DATA / 'hermes_parser.py'}:parse"
     code, out, err = run(capsys, "--level", "producer", "--dialect", "text:hermes", "--target", right,
@@ -95,7 +123,9 @@ def test_a_parser_at_level_producer_reads_the_format_its_dialect_names(tmp_path,
                          "--max-examples", 300, "--budget", 600, "--seed", 3, "--findings", tmp_path, "--json")
     assert code == 1
     (target,) = json.loads(out)["targets"]
-    assert [d["signature"] for d in target["divergences"]] == [f"{wrong}/content_differs/content-after"]
+    # Named after its file, relative to the folder the run started in (the tests run from the checkout).
+    assert [d["signature"] for d in target["divergences"]] == ["tests.data.hermes_parser:drops_after/content_differs/"
+                                                                "content-after"]
     assert load(target["divergences"][0]["fixture"]).case.dialect == "text:hermes"
 
 
@@ -120,3 +150,92 @@ def test_usage_and_input_errors_exit_2_with_one_line(tmp_path, capsys, argv, wor
     code, out, err = run(capsys, *argv, "--findings", tmp_path)
     assert code == 2 and out == ""
     assert err.startswith("toolfuzz run: ") and err.count("\n") == 1 and words in err
+
+
+# -- exit statuses that say what happened, whatever became of the output ----------------------------------------
+
+def _started(argv: list[str], tmp_path, stdout) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "toolfuzz", "run", *argv, "--database", "none",
+                             "--findings", str(tmp_path / "findings"), "--state", str(tmp_path / "state")],
+                            stdout=stdout, stderr=subprocess.PIPE, cwd=tmp_path, env=env, text=True)
+
+
+def _interrupted_when(process: subprocess.Popen, text: str) -> tuple[int, str]:
+    """SIGINT to ``process`` once a line of its stderr holds ``text``; its status and stderr."""
+    lines = []
+    for line in process.stderr:
+        lines.append(line)
+        if text in line:
+            process.send_signal(signal.SIGINT)
+            break
+    try:
+        lines.append(process.stderr.read())
+        return process.wait(timeout=HANG), "".join(lines)
+    finally:
+        process.kill()
+
+
+#: Only a hang runs into this: every run below ends within seconds of its signal.
+HANG = 300
+
+
+def test_ctrl_c_under_a_tee_that_died_with_it_exits_1_when_something_was_found_with_the_summary_on_stderr(tmp_path):
+    read, write = os.pipe()
+    os.close(read)  # `| tee log`: the same Ctrl-C ended the reader
+    try:
+        process = _started(["--target", "selftest-key-by-id", "--budget", "600", "--seed", "1"], tmp_path, write)
+    finally:
+        os.close(write)
+    code, err = _interrupted_when(process, "diverges: ")
+    assert code == 1, err
+    assert "(interrupted)" in err and "root cause" in err.split("done: ", 1)[1]  # the summary, after the run
+    assert list((tmp_path / "findings" / "selftest-key-by-id").glob("*.json"))
+
+
+def test_ctrl_c_before_anything_was_found_exits_130_not_0(tmp_path):
+    process = _started(["--target", OTHER, "--budget", "600", "--seed", "1"], tmp_path, subprocess.PIPE)
+    code, err = _interrupted_when(process, "toolfuzz run: 1 target")
+    out = process.stdout.read()
+    assert code == 130, err
+    assert "no divergence in" in out  # the summary of what was searched, as at the end of any run
+
+
+def test_a_findings_folder_that_cannot_be_written_is_exit_2_with_one_line_before_anything_runs(tmp_path, capsys):
+    (tmp_path / "a-file").write_text("")
+    for option, folder in (("--findings", tmp_path / "a-file" / "findings"), ("--state", tmp_path / "a-file"),
+                           ("--database", tmp_path / "a-file" / "db"),
+                           # A folder the kernel refuses files in, whoever asks (root passes permission bits).
+                           ("--findings", "/sys/toolfuzz-findings")):
+        argv = ["--findings", tmp_path / "findings", "--state", tmp_path / "state", option, folder]
+        code, out, err = run(capsys, "--target", "selftest-key-by-id", "--budget", 60, *argv)
+        assert code == 2 and out == "", err
+        assert err.count("\n") == 1 and err.startswith(f"toolfuzz run: {option} {folder}: cannot write there: ")
+        assert not (tmp_path / "findings").exists() and not (tmp_path / "state").exists()
+
+
+def test_a_bug_in_toolfuzz_is_exit_3_with_one_line_saying_where_its_traceback_is(tmp_path, capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug\nover two lines")
+
+    monkeypatch.setattr("toolfuzz.cli.run.table", broken)
+    code, out, err = run(capsys, "--target", "selftest-key-by-id", "--max-examples", 20, "--seed", 1,
+                         "--database", "none", "--findings", tmp_path / "findings", "--state", tmp_path / "state")
+    assert code == 3
+    line = err.splitlines()[-1]
+    assert line.startswith("toolfuzz run: internal error, a bug in toolfuzz ") and "RuntimeError: a bug over" in line
+    (kept,) = (tmp_path / "state" / "crashes").glob("run-*.txt")
+    assert str(kept) in line and 'raise RuntimeError("a bug' in kept.read_text()
+
+
+def test_what_a_run_writes_is_0644_under_umask_022(tmp_path, capsys):
+    previous = os.umask(0o022)
+    try:
+        code, _, _ = run(capsys, "--target", "selftest-key-by-id", "--max-examples", 50, "--seed", 1,
+                         "--database", "none", "--findings", tmp_path / "findings", "--state", tmp_path / "state",
+                         "--junit", tmp_path / "run.xml", "--report", tmp_path / "run.html")
+    finally:
+        os.umask(previous)
+    assert code == 1
+    written = [*(tmp_path / "findings").rglob("*.json"), tmp_path / "run.xml", tmp_path / "run.html"]
+    assert len(written) >= 3 and {oct(stat.S_IMODE(p.stat().st_mode)) for p in written} == {"0o644"}

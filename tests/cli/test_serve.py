@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+from tests.adapter_checks import require
+from tests.paths import DATA
 from tests.streams import chunk, frag, head
 
 PROTOCOL = "toolfuzz-subprocess/1"
@@ -47,6 +49,14 @@ def test_a_partial_parser_answers_each_prefix_with_its_value_or_its_raise():
     assert set(fourth) == {"protocol_error"}
 
 
+def test_a_served_target_keeps_what_its_library_was_asked_for():
+    require("partial_json_parser")
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "serve", "partial-json-parser"], input="",
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["relaxations"] == ["partial-numbers"]
+
+
 def test_two_lone_surrogate_halves_a_library_left_unjoined_come_back_as_two():
     # openai's stream state concatenates the halves of U+10000, sent \u-escaped in two fragments, without
     # joining them (findings/openai/): over the protocol they must not turn into the one character they spell.
@@ -59,3 +69,17 @@ def test_two_lone_surrogate_halves_a_library_left_unjoined_come_back_as_two():
     _, answer = [json.loads(line) for line in done.stdout.splitlines()]
     assert answer["calls"][0]["arguments"] == '{"sql":"\ud800\udc00"}'
     assert len(answer["calls"][0]["arguments"]) == len('{"sql":""}') + 2
+
+
+def test_what_a_served_target_writes_comes_back_with_its_answer_and_never_among_the_protocols_lines():
+    chunks = [chunk(head(0, "call_1", "get_weather")), chunk(frag(0, "{}")), chunk(finish="tool_calls")]
+    lines = json.dumps({"case": 1, "dialect": "openai-chat", "chunks": chunks}) + "\n"
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "serve", f"{DATA / 'printing.py'}:later"], input=lines,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    hello, answer = [json.loads(line) for line in done.stdout.splitlines()]
+    assert hello["protocol"] == PROTOCOL and answer["calls"] == []
+    assert answer["output"] == {"stdout": "printed by the target\nwritten to descriptor 1\n",
+                                "stderr": "printed to stderr\nwritten to descriptor 2\n"}
+    # Written after the answer, by a thread the target left behind: to stderr, not into the protocol.
+    assert "from a thread, after the call\n" in done.stderr

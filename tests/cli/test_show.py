@@ -1,11 +1,16 @@
 """``toolfuzz show``: a fixture as a timeline a person can read."""
 
+import dataclasses
+import os
+import re
+import subprocess
+import sys
 
 import pytest
 
 from toolfuzz.cli import main
 from toolfuzz.cli.show import render
-from toolfuzz.corpus.fixtures import load
+from toolfuzz.corpus.fixtures import Variant, load
 from tests.paths import ROOT
 from toolfuzz.vocabulary import text_format
 
@@ -25,6 +30,13 @@ def test_show_lays_out_reads_fragments_and_the_expected_calls(capsys):
     assert "    choice 0 call 0 += ' ünïcödé\"}'" in lines
     assert "  choice 0 index 0  id=call_m  name=say  complete" in lines
     assert lines[-1] == "reference: agrees"
+
+
+def test_show_names_the_variants_corpus_merge_folded_into_a_fixture():
+    fixture = load(SEED / "read-splits-multibyte.json")
+    folded = Variant("mine:assemble/arguments_differ/multi-read", fixture.case, "mine: arguments_differ")
+    lines = render(dataclasses.replace(fixture, variants=(folded,))).splitlines()
+    assert "variants folded in by corpus merge: mine:assemble/arguments_differ/multi-read" in lines
 
 
 def test_show_says_so_when_the_reference_disagrees(tmp_path, capsys):
@@ -83,3 +95,25 @@ def test_a_producer_finding_shows_its_batches_what_the_model_wrote_and_what_the_
     assert "text: 158 characters in 5 batches" in out and "batch 2  ', \"arguments\": {\"location\":\"\"}}\\n</tool_call>\\n\\n'" in out
     assert "  call 1  get_weather  '{\"location\":\"\"}'" in out
     assert "  streamed: 0 get_weather" in out and "    content: '\\n</tool_call>\\n\\n'" in out
+
+
+#: Fixtures that hold a lone UTF-16 half somewhere (as a \\udXXX escape in their JSON): what a parser showed,
+#: what a library handed on, a wire cut between the halves.
+LONE_HALVES = [p for p in FIXTURES if re.search(r"\\ud[89a-f][0-9a-f]{2}", p.read_text(encoding="utf-8"))]
+
+
+@pytest.mark.parametrize("path", LONE_HALVES, ids=lambda p: p.name[:60])
+def test_a_fixture_holding_lone_surrogates_is_shown_on_a_plain_utf_8_terminal(path):
+    # A real process with the stdout a terminal gives it (strict UTF-8), no PYTHONIOENCODING to soften it.
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "PYTHONUTF8")}
+    env["LC_ALL"] = "C.UTF-8"
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "show", str(path)], capture_output=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-600:]
+    out = done.stdout.decode("utf-8")  # strict: every byte is UTF-8
+    assert out.splitlines()[0].startswith(load(path).name[:40])
+
+
+def test_the_lone_surrogate_fixtures_include_what_a_partial_parser_showed():
+    names = [p.name for p in LONE_HALVES]
+    assert any("string_not_prefix" in n for n in names) and any("utf16-halves" in n for n in names)

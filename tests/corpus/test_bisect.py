@@ -57,6 +57,18 @@ def test_a_release_that_does_not_load_is_stepped_over():
     assert (same.introduced, same.fixed) == (None, None) and describe(same).startswith("f.json: fails on every")
 
 
+def test_a_release_that_diverges_another_way_is_where_the_recorded_root_cause_was_fixed():
+    versions = [f"1.{i}" for i in range(8)]
+    # The recorded raise until 1.5, then another one (an assertion removed, a check further on raising), then none.
+    verdicts = {v: "fails" if i < 5 else "changed" if i < 7 else "passes" for i, v in enumerate(versions)}
+    found = bisect("f.json", versions, by(verdicts, []))
+    assert (found.introduced, found.fixed) == (None, "1.5")
+    assert found.tested["1.5"] == "changed" and describe(found).startswith("f.json: fixed in 1.5\n")
+    # And where another divergence turns into the recorded one, that is where it came in.
+    back = bisect("f.json", versions, by({v: "changed" if i < 3 else "fails" for i, v in enumerate(versions)}, []))
+    assert (back.introduced, back.fixed) == ("1.3", None)
+
+
 def _wheel(folder: Path, version: str, body: str) -> None:
     """A pure-Python wheel of tfz-bisect-demo, written by hand: the package under bisection in the test below."""
     dist = f"tfz_bisect_demo-{version}.dist-info"
@@ -103,6 +115,40 @@ def test_a_bisection_over_real_releases_names_the_one_that_introduced_the_mistak
     assert sorted(p.name for p in (tmp_path / "envs").iterdir()) == [
         "bisect-tfz-bisect-demo-1.0", "bisect-tfz-bisect-demo-1.1", "bisect-tfz-bisect-demo-1.2",
         "bisect-tfz-bisect-demo-1.4"]
+
+
+#: A release that asserts in one function, one where that assertion is gone and a check further on raises, and
+#: one that assembles right.
+ASSERTS = ("from toolfuzz.targets.selftest.plain import assemble_chunks\n"
+           "def check(chunks):\n    assert not chunks, 'a check the next release removes'\n"
+           "def assemble(chunks):\n    check(chunks)\n    return assemble_chunks(chunks)\n")
+RAISES_FURTHER_ON = ("def lookup(chunks):\n    raise KeyError('call_9')\n"
+                     "def assemble(chunks):\n    return lookup(chunks)\n")
+
+
+def test_a_bisection_follows_the_recorded_crash_state_to_the_release_where_it_stops(tmp_path, monkeypatch, capsys):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for version, body in (("1.0", ASSERTS), ("1.1", ASSERTS), ("1.2", RAISES_FURTHER_ON), ("1.3", CORRECT)):
+        _wheel(wheels, version, body)
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path / "envs"))
+    target = "tfz_bisect_demo:assemble"
+    doc = json.loads(INTERLEAVED.read_text(encoding="utf-8"))
+    state = "AssertionError at tfz_bisect_demo.check < tfz_bisect_demo.assemble"
+    doc["observed"] = {target: {"verdict": "diverges", "kind": "raised", "detail": "AssertionError",
+                                "observation": {"raised": "AssertionError", "crash_state": state}}}
+    fixture = tmp_path / "asserts.json"
+    fixture.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["bisect", str(fixture), "--target", target, "--package", "tfz-bisect-demo", "--json",
+                 "--samples", "1"]) == 0
+    out, err = capsys.readouterr()
+    (found,) = json.loads(out)
+    # 1.2 raises too, but a KeyError in another function: the recorded root cause stopped there.
+    assert found["tested"] == {"1.0": "fails", "1.1": "fails", "1.2": "changed", "1.3": "passes"}
+    assert (found["introduced"], found["fixed"]) == (None, "1.2")
+    assert "tfz-bisect-demo 1.2: changed (raised at KeyError at tfz_bisect_demo.lookup < tfz_bisect_demo.assemble)" \
+        in err
 
 
 def test_a_fixture_that_cannot_be_read_or_a_package_with_no_releases_is_one_line(tmp_path, capsys):

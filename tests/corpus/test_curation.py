@@ -11,10 +11,11 @@ import pytest
 
 from toolfuzz.corpus.curation import check, load_corpus, merge, minimize, shrink, signature
 from toolfuzz.errors import UsageError
-from toolfuzz.corpus.fixtures import dumps, iter_fixture_paths, load, loads, write_atomic
+from toolfuzz.corpus.fixtures import FixtureError, dumps, iter_fixture_paths, load, loads, write_atomic
+from toolfuzz.corpus.grades import diverging
 from toolfuzz.corpus.replay import load_fixtures, replay
 from toolfuzz.targets.base import Target
-from toolfuzz.targets.selftest import PLAIN
+from toolfuzz.targets.selftest import PLAIN, SELFTEST
 from toolfuzz.vocabulary import StreamError
 from tests.paths import ROOT
 
@@ -59,6 +60,16 @@ def test_a_fixture_signature_is_the_one_its_run_recorded_and_can_be_worked_out_w
         assert signature(unsigned) == e.fixture.found["signature"], e.path
 
 
+def test_every_library_fixture_says_what_goes_wrong_for_its_user():
+    # A maintainer reads the statement first (findings/README.md): a library's divergence without one has not
+    # been checked against the library's code.  The self-test mutants' fixtures need none.
+    mutants = {t.name for t in (PLAIN, *SELFTEST)}
+    unstated = sorted(e.path.relative_to(FINDINGS).as_posix() for e in load_corpus([str(FINDINGS)])
+                      if not e.fixture.statement.strip()
+                      and any(target not in mutants for target, _ in diverging(e.fixture)))
+    assert not unstated, f"{len(unstated)} library fixtures without a statement:\n" + "\n".join(unstated)
+
+
 def test_a_fixture_with_no_recorded_divergence_is_known_by_its_content(tmp_path):
     a = load(SEED / "cut-inside-string.json")
     assert signature(a).startswith("case/") and signature(a) == signature(loads(dumps(a)))
@@ -96,9 +107,15 @@ def test_merging_into_an_empty_corpus_adds_every_file_byte_for_byte_in_the_same_
                           and m.detail.startswith(f"into {m.source.parent.name}/") and "a variant" in m.detail
                           for m in folded), folded
     assert {m.action for m in done} == {"added", "folded"}
+    into_kept = {m.path for m in folded}
     for source in iter_fixture_paths([str(FINDINGS)]):
         copy = into / source.relative_to(FINDINGS)
-        if source not in {m.source for m in folded}:
+        if copy in into_kept:
+            # What was folded in is kept there as a variant: the file is the same fixture with its variants.
+            kept = load(copy)
+            assert dumps(dataclasses.replace(kept, variants=())) == source.read_text(encoding="utf-8"), copy
+            assert {v.signature for v in kept.variants} == {m.signature for m in folded if m.path == copy}
+        elif source not in {m.source for m in folded}:
             assert copy.read_bytes() == source.read_bytes(), copy
     assert len(done) == len(iter_fixture_paths([str(FINDINGS)]))
 
@@ -209,6 +226,49 @@ def test_a_fixture_folded_into_its_root_cause_leaves_its_statement_there_when_th
     assert again.action == "folded" and load(folded.path).statement == hand.statement
 
 
+def test_a_fixture_merge_folds_or_removes_is_kept_as_a_variant_with_its_statement_case_and_signature(tmp_path):
+    source = FINDINGS / "httpx-sse" / "httpx-sse--event_lost--bom.json"
+    hand = load(source)
+    general = dataclasses.replace(hand, statement="", history={}, case=dataclasses.replace(
+        hand.case, features=("done", "lf", "openai")), found={**hand.found, "signature": "httpx-sse/event_lost/plain"})
+    into = tmp_path / "corpus"
+    write_atomic(into / "httpx-sse" / "plain.json", dumps(general))
+    shutil.copy(source, tmp_path / "hand.json")
+    (folded,) = merge([str(tmp_path / "hand.json")], into)
+    assert folded.action == "folded"
+    (variant,) = load(folded.path).variants
+    assert (variant.signature, variant.statement, variant.case, variant.name) == (
+        "httpx-sse/event_lost/bom", hand.statement, hand.case, hand.name)
+    # Merged again, nothing changes: one variant per signature.
+    before = folded.path.read_bytes()
+    merge([str(tmp_path / "hand.json")], into)
+    assert folded.path.read_bytes() == before
+    # A more general fixture removes the one there: the removed file's fixture is kept in it as a variant.
+    again = tmp_path / "again"
+    write_atomic(again / "httpx-sse" / "bom.json", source.read_bytes())
+    write_atomic(tmp_path / "night" / "plain.json", dumps(general))
+    done = {m.action: m for m in merge([str(tmp_path / "night")], again)}
+    assert set(done) == {"removed", "added"} and not (again / "httpx-sse" / "bom.json").exists()
+    (variant,) = load(done["added"].path).variants
+    assert (variant.signature, variant.statement, variant.case) == ("httpx-sse/event_lost/bom", hand.statement,
+                                                                    hand.case)
+    # A smaller fixture of the same signature replacing that one keeps its variants too.
+    bloated(done["added"].path, done["added"].path)
+    (replaced,) = merge([str(tmp_path / "night")], again)
+    assert replaced.action == "replaced" and load(replaced.path).case == general.case
+    assert [v.signature for v in load(replaced.path).variants] == ["httpx-sse/event_lost/bom"]
+
+
+def test_a_fixture_written_before_variants_loads_and_one_with_a_bad_variant_names_the_field(tmp_path):
+    old = FINDINGS / "httpx-sse" / "httpx-sse--event_lost--bom.json"
+    assert "variants" not in json.loads(old.read_text(encoding="utf-8")) and load(old).variants == ()
+    doc = json.loads(old.read_text(encoding="utf-8"))
+    doc["variants"] = [{"signature": "x/y/z", "case": {"wire": {"encoding": "utf-8", "lines": [], "cuts": [3]},
+                                                       "expected": {"calls": []}}}]
+    with pytest.raises(FixtureError, match=r": variants\[0\]\.case\.wire\.cuts\[0\]: offset 3 is outside 0\.\.0"):
+        loads(json.dumps(doc), "f.json")
+
+
 def test_a_file_given_alone_goes_where_a_run_would_put_it(tmp_path):
     (done,) = merge([str(SHARED)], tmp_path / "into")
     assert done.path == tmp_path / "into" / SHARED.relative_to(FINDINGS)
@@ -269,6 +329,17 @@ def test_minimize_shrinks_a_bloated_fixture_back_and_it_still_fails_as_recorded(
     assert after.name == load(SHARED).name and signature(after) == signature(load(SHARED))
     report = replay(load_fixtures([str(path)]))
     assert [c.verdict for c in report.cells] == ["ok", "still fails"]
+
+
+def test_a_minimized_fixture_keeps_what_its_target_wrote_on_the_new_case_not_on_the_old_one(tmp_path):
+    path = bloated(SHARED, tmp_path / SHARED.name)
+    fixture = load(path)
+    name = "selftest-shared-buffer"
+    observed = {**fixture.observed, name: {**fixture.observed[name], "output": {"stdout": "on the bloated case\n"}}}
+    write_atomic(path, dumps(dataclasses.replace(fixture, observed=observed)))
+    (result,) = minimize([str(path)])
+    # The self-test target writes nothing: what it wrote on the case it no longer records is not kept beside it.
+    assert result.action == "shrunk" and "output" not in load(path).observed[name]
 
 
 def test_a_minimized_fixture_is_minimal_and_left_as_it_is(tmp_path):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 
 from toolfuzz.judge.compare import Divergence
-from toolfuzz.corpus.findings import path_for, save
+from toolfuzz.corpus.findings import path_for, save, target_folder
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.judge.sandbox import Observation
 from toolfuzz.engine.events import Finding, signature_of
@@ -28,6 +29,16 @@ def test_the_path_says_target_kind_and_the_features_that_matter(tmp_path):
     assert path == tmp_path / MUTANT.name / "arguments_misattributed--interleaved.json"
     assert path_for(tmp_path, finding("two-calls-interleaved", features=("openai",))).name == \
         "arguments_misattributed--plain.json"
+
+
+def test_a_target_folder_is_its_name_where_safe_and_never_shared_or_outside_the_root():
+    assert target_folder("selftest-key-by-id") == "selftest-key-by-id"
+    assert target_folder("qwen3@sglang") == "qwen3@sglang"
+    names = ["a/b.py:f", "a-b.py-f", "a:b.py:f", "mypkg.mod:assemble", "other.mod:assemble", "..", ".", "", "x" * 300]
+    folders = [target_folder(n) for n in names]
+    assert len(set(folders)) == len(names)
+    for folder in folders:
+        assert re.fullmatch(r"[A-Za-z0-9_+@-][A-Za-z0-9._+@-]{0,79}", folder), folder
 
 
 def test_signatures_ignore_order_and_plain_features():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 import pytest
 
@@ -30,6 +31,30 @@ def test_round_trip_keeps_reads_cuts_outcome_and_big_integers():
     assert again.case.reads == f.case.reads
     # Where the stream cut the arguments (what the partial level parses at) is kept, though not compared.
     assert again.case.expected.calls[1].cuts == (4, 9)
+
+
+def test_a_call_the_wire_gave_no_index_says_so_and_reads_back():
+    f = sample()
+    unindexed = Outcome((Call(0, 0, "a", "g", "{}", "complete", indexed=False),))
+    f = Fixture(case=Case(reads=f.case.reads, expected=unindexed, features=("index-missing",)), name="u")
+    assert json.loads(dumps(f))["expected"]["calls"][0]["indexed"] is False
+    assert "indexed" not in json.loads(dumps(sample()))["expected"]["calls"][0]
+    assert [c.indexed for c in loads(dumps(f)).case.expected.calls] == [False]
+    assert [c.indexed for c in loads(dumps(sample())).case.expected.calls] == [True, True]
+
+
+@pytest.mark.parametrize("features,dialect,indexed", [
+    (["index-missing"], "openai-chat", False), (["index-null", "role-chunk"], "openai-chat", False),
+    (["openai"], "openai-chat", True), (["index-missing"], "anthropic", True),
+])
+def test_a_fixture_written_before_calls_said_whether_they_were_indexed_reads_it_off_its_profiles(
+        features, dialect, indexed):
+    doc = json.loads(dumps(sample()))
+    doc.update(features=features, dialect=dialect)
+    assert {c.indexed for c in loads(json.dumps(doc)).case.expected.calls} == {indexed}
+    # Once a call says so, the fixture is taken at its word.
+    doc["expected"]["calls"][0]["indexed"] = True
+    assert [c.indexed for c in loads(json.dumps(doc)).case.expected.calls] == [True, True]
 
 
 def test_utf8_wires_are_readable_lines_with_byte_cuts():
@@ -79,10 +104,14 @@ def broken(mutate) -> bytes:
     (lambda d: d["expected"]["calls"][1].update(cuts=[3, 3]), "expected.calls[1].cuts[1]", "outside"),
     (lambda d: d["expected"]["calls"][0].update(cuts=[10 ** 9]), "expected.calls[0].cuts[0]", "outside"),
     (lambda d: d["expected"]["calls"][0].update(cuts="3"), "expected.calls[0].cuts", "must be a list"),
+    (lambda d: d["expected"]["calls"][0].update(indexed=0), "expected.calls[0].indexed", "must be a boolean"),
     (lambda d: d["expected"].update(error=[1]), "expected.error", "an object or null"),
     (lambda d: d.update(limits={"max_events": 0}), "limits.max_events", "positive"),
     (lambda d: d.update(limits={"max_calls": 3}), "limits.max_calls", "unknown bound"),
     (lambda d: d.update(observed={"t": 3}), "observed.t", "must be an object"),
+    (lambda d: d.update(observed={"t": {"output": "x"}}), "observed.t.output", "must be an object"),
+    (lambda d: d.update(observed={"t": {"output": {"stdout": 1}}}), "observed.t.output.stdout", "must be a string"),
+    (lambda d: d.update(observed={"t": {"output": {"stdin": ""}}}), "observed.t.output.stdin", "unknown stream"),
 ])
 def test_each_bad_field_is_named(mutate, field, words):
     with pytest.raises(FixtureError) as e:
@@ -135,6 +164,19 @@ def test_an_atomic_write_of_bytes_writes_them_exactly_and_leaves_no_temporary(tm
     assert target.read_bytes() == "again é\n".encode() and [p.name for p in target.parent.iterdir()] == ["x.sse"]
 
 
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_an_atomic_write_gives_the_file_the_mode_the_umask_leaves_like_any_new_file(tmp_path, umask, mode):
+    target = tmp_path / "f.json"
+    previous = os.umask(umask)
+    try:
+        write_atomic(target, "new\n")
+        write_atomic(target, "replaced\n")  # a file written over keeps the same rule
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(target.stat().st_mode) == mode
+    assert [p.name for p in tmp_path.iterdir()] == ["f.json"]
+
+
 def test_lone_surrogates_a_target_observed_are_written_as_escapes_and_read_back():
     f = sample()
     odd = Fixture(case=f.case, name="odd", observed={"t": {"arguments": "a\ud83db"}})
@@ -159,8 +201,10 @@ def test_a_recorded_regression_range_round_trips_and_reads_as_a_range():
     stored = {"package": "jiter", "fixed": "0.11.0",
               "tested": {"0.10.0": "fails", "0.11.0": "passes", "0.8.0": "fails", "0.9.1": "fails"}}
     assert history_text(stored) == "jiter 0.8.0 – 0.10.0, fixed in 0.11.0"
+    moved = {"package": "jiter", "tested": {"0.8.0": "changed", "0.9.1": "passes"}}
+    assert history_text(moved) == "jiter: the recorded root cause on no release tested"
     bad = json.loads(dumps(f))
     bad["history"]["openai-stream-state"]["tested"]["1.4.0"] = "maybe"
-    with pytest.raises(FixtureError, match=r"history\.openai-stream-state\.tested\.1\.4\.0: must be fails, passes "
-                                           r"or error, not 'maybe'"):
+    with pytest.raises(FixtureError, match=r"history\.openai-stream-state\.tested\.1\.4\.0: must be fails, passes, "
+                                           r"changed or error, not 'maybe'"):
         loads(json.dumps(bad))

@@ -203,3 +203,85 @@ def test_the_json_report_holds_every_cell():
     assert [(c["target"], c["verdict"], c["kind"]) for c in doc["cells"]] == [
         ("reference", "ok", None), (HAND_OUT, "unexpected", "incomplete_handed_on")]
     assert doc["summary"]["exit"] == 1 and doc["summary"]["unexpected"] == 1
+
+
+# -- fixed means the recorded root cause is gone ---------------------------------------------------------------
+
+TWO = SEED / "two-calls-interleaved.json"
+
+
+def _lookup(chunks):
+    raise KeyError("call_9")
+
+
+def _validate(chunks):
+    raise KeyError("call_9")
+
+
+def raises_in_lookup(chunks):
+    _lookup(chunks)
+
+
+def raises_in_validate(chunks):
+    # The same exception, raised in another function: another root cause, as a later release's would be.
+    _validate(chunks)
+
+
+def _state_of(fn) -> str:
+    from toolfuzz.judge.sandbox import observe
+    return observe(Target("lib", fn), load_fixtures([str(TWO)])[0].fixture.case).crash_state
+
+
+def _raised_at(state: str) -> dict:
+    return {"verdict": "diverges", "kind": "raised", "detail": "KeyError: 'call_9'",
+            "observation": {"raised": "KeyError: 'call_9'", "crash_state": state}}
+
+
+def test_a_raise_at_the_recorded_crash_state_still_fails_and_one_elsewhere_is_changed(tmp_path):
+    recorded = _state_of(raises_in_lookup)
+    assert recorded.startswith("KeyError at tests.corpus.test_replay._lookup < ")
+    path = variant(tmp_path, TWO, observed={"lib": _raised_at(recorded)})
+    same = only(replay(load_fixtures([str(path)]), [Target("lib", raises_in_lookup)]), "lib")
+    assert (same.verdict, same.recorded_state) == ("still fails", recorded)
+    moved = only(replay(load_fixtures([str(path)]), [Target("lib", raises_in_validate)]), "lib")
+    now = _state_of(raises_in_validate)
+    assert (moved.verdict, moved.kind, moved.divergences[0].state) == ("changed", "raised", now)
+    # Both crash states are shown, and the JSON report carries both.
+    assert moved.recorded_note() == f" (now at {now}; recorded: raised at {recorded})"
+    doc = moved.to_json()
+    assert doc["recorded"]["crash_state"] == recorded and doc["divergences"][0]["crash_state"] == now
+    assert doc["recorded"]["reproduces"] is False
+
+
+def test_a_fixture_written_before_observations_held_a_crash_state_is_held_to_the_one_found_records(tmp_path):
+    recorded = _state_of(raises_in_lookup)
+    found = {"by": "toolfuzz run", "signature": f"lib/raised[{recorded}]/plain", "crash_state": recorded}
+    observed = {"lib": {"verdict": "diverges", "kind": "raised", "detail": "KeyError: 'call_9'"}}
+    path = variant(tmp_path, TWO, observed=observed, found=found)
+    assert only(replay(load_fixtures([str(path)]), [Target("lib", raises_in_lookup)]), "lib").verdict == "still fails"
+    assert only(replay(load_fixtures([str(path)]), [Target("lib", raises_in_validate)]), "lib").verdict == "changed"
+    # Another target's recorded raise is not held to the state found records for this one.
+    other = variant(tmp_path, TWO, "other.json", observed={"lib": observed["lib"], "lib2": observed["lib"]},
+                    found=found)
+    assert only(replay(load_fixtures([str(other)]), [Target("lib2", raises_in_validate)]), "lib2").verdict == \
+        "still fails"
+
+
+def test_the_check_report_shows_both_crash_states_of_a_raise_that_moved(tmp_path):
+    from toolfuzz.corpus.curation import check
+    from toolfuzz.outputs.check_report import render_check
+    recorded, now = _state_of(raises_in_lookup), _state_of(raises_in_validate)
+    path = variant(tmp_path, TWO, observed={"lib": _raised_at(recorded)})
+    text = render_check(check([str(path)], [Target("lib", raises_in_validate)]))
+    assert "changed: 1" in text and f"now at {now}; recorded: raised at {recorded}" in text
+
+
+def test_a_root_cause_is_its_kind_and_for_a_raise_its_crash_state():
+    from toolfuzz.corpus.replay import RootCause
+    from toolfuzz.judge.compare import Divergence
+    raised = [Divergence("raised", "KeyError: 'x'", "KeyError at lib.a")]
+    assert RootCause("raised", "KeyError at lib.a").verdict(raised) == "fails"
+    assert RootCause("raised", "KeyError at lib.b").verdict(raised) == "changed"
+    assert RootCause("raised").verdict(raised) == "fails"  # recorded with no state: the kind is the root cause
+    assert RootCause("call_lost").verdict(raised) == "changed" and RootCause().verdict(raised) == "fails"
+    assert RootCause("raised", "KeyError at lib.a").verdict([]) == "passes"

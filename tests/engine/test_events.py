@@ -20,6 +20,13 @@ def test_stats_add_counts_another_searchs_figures_into_this_one():
     assert theirs.by_target == {"a": 4, "b": 4}
 
 
+def test_what_each_worker_is_reducing_is_said_in_the_sum():
+    total = Stats()
+    for reducing in ("a: call_lost", "", "b: raised"):
+        total.add(Stats(reducing=reducing))
+    assert total.reducing == "a: call_lost; b: raised"
+
+
 def test_stats_cross_a_pipe_whole():
     stats = Stats(examples=5, by_target={"a": 5}, stopped_by="budget")
     assert pickle.loads(pickle.dumps(stats)) == stats

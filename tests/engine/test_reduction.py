@@ -16,9 +16,9 @@ HAND_OUT = next(m for m in SELFTEST if m.name == "selftest-hand-out-after-discon
 PLANNER = Planner()
 
 
-def first_divergence(target, seeds=range(500), kind=None):
+def first_divergence(target, seeds=range(500), kind=None, planner=PLANNER):
     for seed in seeds:
-        case = PLANNER.draw(seed)
+        case = planner.draw(seed)
         seen = observe(target, case, chunks_of(case), 5.0)
         found = compare(case.expected, seen, target, expected_events(case))
         if found and kind in (None, found[0].kind):
@@ -128,3 +128,29 @@ def test_the_read_cuts_a_bug_needs_stay_on_their_lines_while_calls_are_taken_out
         r = reduce(PLANNER.render, mutant, case, seen, divergence, timeout=5.0, plain=PLAIN_FEATURES)
         reduced[seed] = (len(r.case.expected.calls), len(r.case.reads))
     assert all(calls == minimum[0] and reads <= minimum[1] for calls, reads in reduced.values()), reduced
+
+
+def test_two_calls_without_an_index_merged_into_one_do_not_reduce_to_a_single_call():
+    # Keyed by the wire's index, as openai-agents and pydantic-ai key them: every call the wire sent without
+    # one goes to the same key.  One such call is assembled right (its index kept as the wire had it, none);
+    # the bug needs two, and reduction must not take it down to one whose only difference is the number the
+    # contract gives it.
+    def keyed_by_wire_index(chunks):
+        calls = {}
+        for chunk in chunks:
+            for choice in chunk.get("choices") or []:
+                for entry in (choice.get("delta") or {}).get("tool_calls") or []:
+                    call = calls.setdefault(entry.get("index"), {"index": entry.get("index"), "id": None,
+                                                                 "name": None, "arguments": ""})
+                    call["id"] = call["id"] or entry.get("id")
+                    call["name"] = call["name"] or (entry.get("function") or {}).get("name")
+                    call["arguments"] += (entry.get("function") or {}).get("arguments") or ""
+        return list(calls.values())
+
+    target = Target("keyed-by-wire-index", keyed_by_wire_index, level="events",
+                    reports=frozenset({"ids", "names"}))
+    planner = Planner(profiles=["index-missing"])
+    case, seen, divergence = first_divergence(target, kind="arguments_misattributed", planner=planner)
+    reduced = reduce(planner.render, target, case, seen, divergence, timeout=5.0, plain=PLAIN_FEATURES)
+    assert reduced.divergence.kind == "arguments_misattributed"
+    assert len(reduced.case.expected.calls) == 2 and "index-missing" in reduced.case.features

@@ -6,16 +6,16 @@ import time
 from dataclasses import replace
 from random import Random
 
-from toolfuzz.engine.events import Finding, Found, signature_of
+from toolfuzz.engine.events import Finding, Found, Progress, signature_of
 from toolfuzz.engine.known import Known, Root
-from toolfuzz.engine.search import TIMEOUT_MARGIN, _first_new, search, search_for_kind
+from toolfuzz.engine.search import FINISHING_SHARE, TIMEOUT_MARGIN, _first_new, search, search_for_kind
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.judge.sandbox import Observation
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.registry import REFERENCE
-from toolfuzz.targets.selftest import SELFTEST
+from toolfuzz.targets.selftest import PLAIN as PLAIN_ASSEMBLER, SELFTEST
 
 PLAIN = Planner(profiles=["openai"])
 SHARED = next(m for m in SELFTEST if m.name == "selftest-shared-buffer")
@@ -244,3 +244,66 @@ def test_a_root_cause_s_reduced_case_is_run_on_the_other_targets_and_replaces_th
     (replacing,) = [e for e in events if isinstance(e, Found) and e.finding.target.name == "twin"]
     assert replacing.replaces == (signature_of("twin", stale.kind, stale.features),)
     assert stats.hits["twin/arguments_misattributed/interleaved+multi-call"] == 2  # the stale one's hit, and its own
+
+
+def _slow_and_dropping(assemble):
+    def slow(*args, **kwargs):
+        time.sleep(0.5)  # every probe of a reduction takes as long: a reduction of a few outlasts a budget
+        return assemble(*args, **kwargs)[:-1]
+    return slow
+
+
+SLOW = replace(PLAIN_ASSEMBLER.wrapped(_slow_and_dropping), name="slow")
+
+
+def test_a_slow_target_s_reduction_ends_with_the_budget_s_finishing_share():
+    started = []
+    findings, stats = search([SLOW], PLAIN, budget=1.0, seed=1, timeout=30,
+                             on_case=lambda case: started.append(time.monotonic()))
+    # Cases and probes alike: none begins past the budget and its share for finishing, and what the
+    # reduction reached by then is kept.
+    assert FINISHING_SHARE == 0.1 and stats.probes > 0
+    assert max(started) < stats.started + 1.1 * 1.0, max(started) - stats.started
+    assert [f.divergence.kind for f in findings] == ["call_lost"]
+
+
+def test_a_long_reduction_says_how_it_goes():
+    reducing = []
+
+    def emit(event):
+        if isinstance(event, Progress):
+            reducing.append(event.stats.reducing)  # now: the figures are the search's own, and go on changing
+
+    search([SLOW], PLAIN, budget=2.0, seed=1, timeout=30, emit=emit)
+    # A reduction of probes of 0.5 s each, from the first case on, cut off after 2.2 s: said more than once as
+    # it goes.
+    assert reducing.count("slow: call_lost") >= 2, reducing
+
+
+def test_a_memory_error_is_one_memory_root_cause_kept_as_met_and_never_reduced():
+    def hoarding(assemble):
+        def hoard(*args, **kwargs):
+            raise MemoryError  # as a target does at a `ulimit -v`: each probe would blow up again
+        return hoard
+
+    findings, stats = search([replace(PLAIN_ASSEMBLER.wrapped(hoarding), name="hoard")], PLAIN, max_examples=20,
+                             budget=600, seed=1, plain=PLAIN_FEATURES)
+    assert [(f.divergence.kind, f.unshrunk) for f in findings] == [("memory", True)]
+    assert stats.probes == 0 and sum(stats.hits.values()) == 19
+
+
+def test_a_time_out_met_too_late_to_run_again_within_the_finishing_share_is_counted_not_run():
+    runs = []
+
+    def sticking(assemble):
+        def stuck(*args, **kwargs):
+            runs.append(1)
+            while True:
+                pass
+        return stuck
+
+    # The first case runs out of its 0.3 s at 0.3 s; running it again would take 0.6 s more, past the end of a
+    # 0.5-s budget and its share for finishing.
+    findings, stats = search([replace(REFERENCE.wrapped(sticking), name="stuck")], PLAIN, budget=0.5, seed=1,
+                             timeout=0.3)
+    assert findings == [] and stats.unreduced >= 1 and len(runs) == stats.examples

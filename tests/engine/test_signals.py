@@ -14,13 +14,13 @@ from pathlib import Path
 
 from toolfuzz.corpus.fixtures import load
 from tests.paths import ROOT
+from tests.processes import GONE_LIMIT, descendants, survivors
 
 ROOT = ROOT
 TARGET = "selftest-hand-out-after-disconnect"
-#: Bounds on waits that end at once when all is well: only a hang, or a worker that outlives its
-#: supervisor, runs into them, so they can be generous on a loaded machine.
+#: A bound on waits that end at once when all is well: only a hang runs into it, so it can be generous on a
+#: loaded machine (GONE_LIMIT is its like for a worker that outlives its supervisor).
 LIMIT = 300
-GONE_LIMIT = 60
 
 
 class Run:
@@ -129,54 +129,3 @@ def test_sigkill_loses_no_reported_finding_and_a_restart_reports_them_again(tmp_
     # first run wrote stays on disk unless the new one is smaller.
     assert {s.rsplit("/", 1)[0] for s in before} <= {s.rsplit("/", 1)[0] for s in after}
     assert all((tmp_path / path).is_file() for path in before.values())
-
-
-# -- processes, from /proc -----------------------------------------------------
-
-Process = tuple[int, int]  # pid and start time: a pid alone may be reused by the time it is looked at
-
-
-def _stat(pid: int) -> tuple[str, int, int] | None:
-    """State, parent and start time of a process; None once it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    fields = text[text.rindex(")") + 2:].split()  # the name, in parentheses, may hold spaces
-    return fields[0], int(fields[1]), int(fields[19])
-
-
-def descendants(root: int) -> dict[Process, int]:
-    """Every live process below ``root``, with its parent's pid."""
-    parents: dict[int, tuple[int, int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and (stat := _stat(int(entry.name))) is not None and stat[0] != "Z":
-            parents[int(entry.name)] = (stat[1], stat[2])
-    found: dict[Process, int] = {}
-    frontier = [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, (ppid, start) in parents.items():
-            if ppid == parent:
-                found[(pid, start)] = ppid
-                frontier.append(pid)
-    return found
-
-
-def survivors(family: dict[Process, int], limit: float = GONE_LIMIT) -> list[Process]:
-    """Those of ``family`` still alive after ``limit`` seconds (killed then, so that a failure leaves none)."""
-
-    def alive() -> list[Process]:
-        # A zombie has ended; whoever adopted it may not reap it at once (or at all, in a container).
-        return [(pid, start) for pid, start in family
-                if (stat := _stat(pid)) is not None and stat[2] == start and stat[0] != "Z"]
-
-    end = time.monotonic() + limit
-    while (left := alive()) and time.monotonic() < end:
-        time.sleep(0.2)
-    for pid, _ in left:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    return left

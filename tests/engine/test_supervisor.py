@@ -23,9 +23,9 @@ GENEROUS = "60"
 HANG_TIMEOUT = "0.5"
 
 
-def _run(tmp, targets, timeout=GENEROUS):
+def _run(tmp, targets, timeout=GENEROUS, budget="240"):
     argv = ["run", *[a for t in targets for a in ("--target", t)], "--workers", "2", "--profile", "openai",
-            "--max-examples", "60", "--budget", "240", "--timeout", timeout, "--memory-cap", "1G", "--seed", "5",
+            "--max-examples", "60", "--budget", budget, "--timeout", timeout, "--memory-cap", "1G", "--seed", "5",
             "--findings", str(tmp / "findings"), "--state", str(tmp / "state"), "--json"]
     # A process of its own, as a user runs it: multiprocessing keeps one fork server per process, and one
     # left by an earlier test of this session carries that test's imports, which would count against
@@ -57,7 +57,8 @@ def hog_run(tmp_path_factory):
 
 
 def _name(fn: str) -> str:
-    return f"{HOSTILE}:{fn}"
+    # A file's function is named as a module from the folder the run started in (the checkout).
+    return f"tests.data.hostile:{fn}"
 
 
 def test_a_segfault_is_a_crash_with_the_case_in_flight(hostile_run):
@@ -65,6 +66,8 @@ def test_a_segfault_is_a_crash_with_the_case_in_flight(hostile_run):
     [fixture] = [load(p) for p in root.rglob("crash--*.json")]
     entry = fixture.observed[_name("segv")]
     assert entry["kind"] == "crash" and "SIGSEGV" in entry["detail"]
+    # What the call that killed the worker wrote, read from where the worker kept it.
+    assert entry["output"]["stderr"].startswith("about to segfault\n")
     assert fixture.found["unshrunk"] is True and fixture.case.reads
 
 
@@ -160,3 +163,58 @@ def test_corpus_minimize_shrinks_a_crash_fixture_in_children_and_lives_on(hostil
     fixture = load(path)
     assert fixture.observed[segv.name]["kind"] == "crash" and "crash" in fixture.observed[segv.name]["observation"]
     assert "unshrunk" not in fixture.found and fixture.found["minimized"]
+
+
+def test_the_examples_a_worker_ran_before_a_target_killed_it_count(tmp_path):
+    argv = ["run", "--target", "selftest-plain", "--target", _name("exit_on_tenth"), "--budget", "3", "--seed", "5",
+            "--findings", str(tmp_path / "findings"), "--state", str(tmp_path / "state"), "--json"]
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", *argv], capture_output=True, text=True, cwd=ROOT,
+                          timeout=600)
+    summary = json.loads(done.stdout)
+    [exits] = [t for t in summary["targets"] if t["name"] == _name("exit_on_tenth")]
+    [crash] = exits["divergences"]
+    deaths = 1 + crash["hits"]
+    # Each worker it killed ran it on nine cases first: the figures up to the case in flight are the run's. A
+    # last worker that lived to the end of the budget ran it on fewer than ten.
+    assert crash["kind"] == "crash" and 0 <= exits["examples"] - 9 * deaths < 10, (summary, done.stderr[-2000:])
+
+
+def test_a_hog_still_growing_at_the_time_limit_is_one_memory_root_cause_never_a_hang(tmp_path):
+    # Its first run is cut by the 2-s time limit; run again with twice the limit, as a new time-out is, it meets
+    # the cap 3.5 s in (hostile.PAUSE): past the time limit plus the grace (1 s), within twice the limit.
+    code, summary, err, root = _run(tmp_path, [_name("slow_hog")], timeout="2", budget="6")
+    [hog] = summary["targets"]
+    assert [d["kind"] for d in hog["divergences"]] == ["memory"], (summary, err[-2000:])
+    assert not list(root.rglob("hang--*.json"))
+
+
+def test_workers_import_toolfuzz_from_where_the_run_did_whatever_the_current_folder_holds(tmp_path):
+    # The parent of a clone, say, or a folder with a package of that name of its own.
+    (tmp_path / "toolfuzz").mkdir()
+    (tmp_path / "toolfuzz" / "__init__.py").write_text("")
+    script = Path(sys.executable).with_name("toolfuzz")  # as a user runs it: python -m would import that folder
+    done = subprocess.run([str(script), "run", "--target", "reference", "--workers", "2", "--max-examples", "20",
+                           "--budget", "240", "--seed", "1", "--database", "none", "--json"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0 and "died" not in done.stderr, done.stderr[-3000:]
+    summary = json.loads(done.stdout)
+    assert summary["examples"] == 20 and summary["restarts"] == 0
+
+
+def test_the_cases_in_flight_of_a_run_killed_outright_are_taken_away_by_the_next_run(tmp_path):
+    import shutil
+
+    from toolfuzz.engine.supervisor import _in_flight_folder
+
+    mine = _in_flight_folder(tmp_path)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = mine.parent / f"toolfuzz-inflight-{gone.stdout.strip()}-abc"
+    stale.mkdir()
+    (stale / "0.pickle").write_bytes(b"left by a run killed with SIGKILL")
+    other = mine
+    try:
+        other = _in_flight_folder(tmp_path)
+        assert not stale.exists() and mine.is_dir() and other.is_dir() and other != mine
+    finally:
+        for folder in (mine, stale, other):
+            shutil.rmtree(folder, ignore_errors=True)

@@ -12,12 +12,14 @@ from toolfuzz.judge.compare_events import SSE_KINDS
 from toolfuzz.judge.compare_partial import PARTIAL_KINDS
 from toolfuzz.judge.compare_producer import PRODUCER_KINDS
 from toolfuzz.corpus.fixtures import load
-from toolfuzz.vocabulary import Call, Outcome, StreamError
+from toolfuzz.vocabulary import Call, Case, Outcome, StreamError
 from toolfuzz.judge.sandbox import Observation, ObservedCall, observe
 from toolfuzz.targets.base import PLAIN_CLAIMS, Target
+from toolfuzz.targets.reference import assemble
 from toolfuzz.targets.registry import REFERENCE
 from toolfuzz.targets.selftest.plain import assemble_chunks
 from tests.paths import ROOT
+from tests.streams import chunk, head, sse
 
 SEED = ROOT / "findings" / "seed"
 TWO = load(SEED / "two-calls-interleaved.json").case
@@ -300,3 +302,43 @@ def test_text_moved_beside_an_unfinished_call_left_out_is_still_a_move():
     # Choice 1's unfinished call is left out (allowed); choice 0's text split off its call.
     observed = (ObservedCall(0, 0, "call_1", "f", '"a":1}', True), ObservedCall(0, 0, None, None, "{", True))
     assert kinds_of(expected, observed) == ["arguments_misattributed"]
+
+
+def _unindexed(wire_calls, observed):
+    expected = Outcome(tuple(Call(0, k, f"call_{k}", "f", text, "complete", indexed=False)
+                             for k, text in enumerate(wire_calls)))
+    return kinds_of(expected, tuple(ObservedCall(0, None, cid, "f", text, True) for cid, text in observed))
+
+
+def test_a_call_the_wire_sent_no_index_is_not_held_to_the_position_the_contract_numbers_it_by():
+    # index-missing: the contract numbers the call 0, the target keeps the wire's (none): it lost nothing.
+    assert _unindexed(['{"a":1}'], [("call_0", '{"a":1}')]) == []
+    # Several such calls stand for the choice's unnumbered calls in the order the target reports them.
+    assert _unindexed(['{"a":1}', '{"b":2}'], [("call_0", '{"a":1}'), ("call_1", '{"b":2}')]) == []
+    assert _unindexed(['{"a":1}', '{"b":2}'], [("call_1", '{"b":2}'), ("call_0", '{"a":1}')]) == [
+        "arguments_misattributed"]
+
+
+def test_two_calls_without_an_index_merged_into_one_are_still_a_move():
+    assert _unindexed(['{"a":1}', '{"b":2}'], [("call_0", '{"a":1}{"b":2}')]) == ["arguments_misattributed"]
+
+
+def test_a_call_reported_without_an_index_the_wire_sent_is_not_excused():
+    expected = Outcome((Call(0, 0, "call_1", "f", '{"a":1}', "complete"),))
+    assert kinds_of(expected, (ObservedCall(0, None, "call_1", "f", '{"a":1}', True),)) == ["arguments_misattributed"]
+
+
+def test_the_reference_says_which_calls_the_wire_gave_no_index():
+    wire = sse(chunk(head(None, "call_a", "f", '{"a":1}')), chunk(head(None, "call_b", "f", "{}")),
+               chunk(head(3, "call_c", "f", "{}"), finish="tool_calls"))
+    outcome = assemble([wire])
+    assert [(c.index, c.indexed) for c in outcome.calls] == [(0, False), (1, False), (3, True)]
+    assert [c.to_json().get("indexed") for c in outcome.calls] == [False, False, None]
+
+    def keeps_the_wire_index(chunks):
+        calls = right(chunks)
+        for call in calls[:2]:
+            call["index"] = None
+        return calls
+
+    assert kinds(Case(reads=(wire,), expected=outcome), keeps_the_wire_index) == []

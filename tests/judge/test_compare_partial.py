@@ -1,8 +1,10 @@
 """The partial contract's rules, one kind each, judged on what a parser showed at each prefix."""
 
+import math
+
 import pytest
 
-from toolfuzz.judge.compare_partial import PARTIAL_KINDS, compare_partial, same
+from toolfuzz.judge.compare_partial import PARTIAL_KINDS, Reading, compare_partial, same
 from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.judge.sandbox import PrefixAnswer
 from toolfuzz.targets.reference.partial import parse
@@ -11,7 +13,7 @@ from toolfuzz.vocabulary import COMPLETE, Call, Outcome
 TEXT = '{"a": "x\\u00e9y", "n": 12, "l": [1, true], "z": null}'
 
 
-def _judged(show, text=TEXT, exact=True):
+def _judged(show, text=TEXT, reading=Reading()):
     """The kinds found when the parser ``show`` (prefix -> value, or an exception to raise) is asked every prefix
     (every one, not only those the harness would choose, so that each test can aim at one)."""
     (judged,) = texts_of(Outcome((Call(0, 0, "c", "f", text, COMPLETE),)))
@@ -21,7 +23,7 @@ def _judged(show, text=TEXT, exact=True):
             answers.append(PrefixAnswer(0, n, show(text[:n])))
         except ValueError as e:
             answers.append(PrefixAnswer(0, n, raised=f"ValueError: {e}", crash_state="ValueError at p.f"))
-    return {kind: (detail, state) for kind, detail, state in compare_partial((judged,), answers, exact)}
+    return {kind: (detail, state) for kind, detail, state in compare_partial((judged,), answers, reading)}
 
 
 def test_the_reference_keeps_every_rule():
@@ -94,7 +96,40 @@ def test_every_rule_a_case_breaks_is_reported_not_only_the_first():
 def test_a_target_without_exact_numbers_may_give_a_float_for_an_int():
     floats = lambda p: {k: float(v) if type(v) is int else v for k, v in (parse(p) or {}).items()}  # noqa: E731
     assert list(_judged(floats)) == ["final_differs", "scalar_differs"]
-    assert _judged(floats, exact=False) == {}
+    assert _judged(floats, reading=Reading(exact_numbers=False)) == {}
+
+
+def test_a_target_without_exact_numbers_is_judged_on_doubles():
+    # JavaScript holds 2**64 + 1 as the double 2**64 and prints it 18446744073709552000: the same double.
+    text = '{"seed": 18446744073709551617, "n": 12}'
+    printed = lambda p: {**parse(p), "seed": 18446744073709552000} if p == text else parse(p)  # noqa: E731
+    assert list(_judged(printed, text)) == ["final_differs"]
+    assert _judged(printed, text, Reading(exact_numbers=False)) == {}
+    # Another double is still another number.
+    off = lambda p: {**parse(p), "seed": 18446744073709555000} if p == text else parse(p)  # noqa: E731
+    assert list(_judged(off, text, Reading(exact_numbers=False))) == ["final_differs"]
+
+
+def test_a_number_past_the_largest_double_is_read_as_an_infinity_not_a_crash():
+    assert same(10 ** 400, math.inf, exact_numbers=False) and not same(10 ** 400, 1e308, exact_numbers=False)
+    assert same(-10 ** 400, -math.inf, exact_numbers=False)
+
+
+def _half_shown(text):
+    """A parser that shows a string still arriving, cut between the two halves of a pair, ending in the first."""
+    first, second = text.index("\\ud83d") + 6, text.index("\\ude00") + 6
+    return lambda p: {"a": "x\ud83d"} if first <= len(p) < second else parse(p)
+
+
+def test_a_target_whose_strings_are_utf16_may_show_the_first_half_of_a_pair_while_the_string_arrives():
+    text = '{"a": "x\\ud83d\\ude00y"}'
+    assert list(_judged(_half_shown(text), text)) == ["string_not_prefix"]
+    assert _judged(_half_shown(text), text, Reading(utf16_strings=True)) == {}
+    # Not once the string has closed, and not a half the final string does not hold there.
+    closed = lambda p: {"a": "x\ud83d"} if p == text[:-1] else parse(p)  # noqa: E731
+    assert "string_not_prefix" in _judged(closed, text, Reading(utf16_strings=True))
+    other = lambda p: {"a": "x\ud83e"} if p.endswith("\\ud83d") else parse(p)  # noqa: E731
+    assert list(_judged(other, text, Reading(utf16_strings=True))) == ["string_not_prefix"]
 
 
 def test_same_keeps_json_types_apart():
@@ -108,3 +143,38 @@ def test_every_kind_is_documented():
     from tests.paths import ROOT
     contract = (ROOT / "docs" / "contract.md").read_text()
     assert [k for k in PARTIAL_KINDS if f"`{k}`" not in contract] == []
+
+
+ASKED = Reading(relaxations=frozenset({"partial-numbers"}))
+
+
+def _digits_so_far(text, key, so_far):
+    """A parser that shows the member ``key`` as ``so_far[what of its number has arrived]``, the reference's
+    value elsewhere."""
+    start = text.index(f'"{key}": ') + len(key) + 4
+
+    def show(p):
+        arrived = p[start:]
+        if len(p) > start and arrived in so_far:
+            shown = parse(p[:start - len(key) - 4].rstrip(", ") + "}") or {}
+            return shown if so_far[arrived] is None else {**shown, key: so_far[arrived]}
+        return parse(p)
+    return show
+
+
+def test_a_parser_asked_for_partial_numbers_may_show_the_digits_so_far_and_grow_them():
+    digits = _digits_so_far(TEXT, "n", {"1": 1, "12": 12})
+    assert list(_judged(digits)) == ["number_before_complete"]
+    assert _judged(digits, reading=ASKED) == {}
+    text = '{"f": -1.5e-3, "g": 7}'
+    so_far = {"-": None, "-1": -1, "-1.": -1, "-1.5": -1.5, "-1.5e": -1.5, "-1.5e-": -1.5, "-1.5e-3": -1.5e-3}
+    assert _judged(_digits_so_far(text, "f", so_far), text, ASKED) == {}
+
+
+def test_a_parser_asked_for_partial_numbers_is_held_to_the_digits_so_far():
+    # Another number, or a number where no digit has arrived, is still flagged.
+    assert list(_judged(_digits_so_far(TEXT, "n", {"1": 2, "12": 12}), reading=ASKED)) == ["number_before_complete"]
+    text = '{"f": -1.5e-3, "g": 7}'
+    assert list(_judged(_digits_so_far(text, "f", {"-": 0}), text, ASKED)) == ["number_before_complete"]
+    # A key shown and then gone is still taken back.
+    assert list(_judged(_digits_so_far(TEXT, "n", {"1": 1, "12": None}), reading=ASKED)) == ["value_taken_back"]

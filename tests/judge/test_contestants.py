@@ -4,7 +4,8 @@
 import pytest
 
 from toolfuzz.errors import UsageError
-from toolfuzz.judge.contestants import resolve, resolve_all
+from toolfuzz.judge.contestants import qualified_name, resolve, resolve_all
+from toolfuzz.targets.selftest.plain import assemble_chunks
 from toolfuzz.targets.selftest import SELFTEST
 from tests.paths import DATA
 
@@ -21,6 +22,32 @@ def test_module_attr_and_file_attr_become_plain_targets_at_the_given_level():
     assert t.level == "events" and t.reports == frozenset({"ids", "names", "completion"})
     (f,) = resolve(f"{DATA / 'other_assembler.py'}:assemble", level="bytes")
     assert f.level == "bytes" and f.fn([]) == []
+
+
+def test_a_plain_function_is_named_by_the_module_it_is_defined_in_however_it_is_reached(tmp_path, monkeypatch):
+    # toolfuzz.targets.selftest re-exports the plain assembler's function: one function, one name.
+    defined = "toolfuzz.targets.selftest.plain:assemble_chunks"
+    assert [t.name for t in resolve(defined)] == [defined]
+    assert [t.name for t in resolve("toolfuzz.targets.selftest:assemble_chunks")] == [defined]
+    assert qualified_name(assemble_chunks) == defined  # as toolfuzz.testing.check_assembler names it
+
+
+def test_a_file_is_named_as_a_module_from_the_current_folder_else_by_its_whole_path(tmp_path, monkeypatch):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mine.py").write_text("def assemble(chunks):\n    return []\n")
+    monkeypatch.chdir(tmp_path)
+    for spec in ("pkg/mine.py:assemble", "./pkg/mine.py:assemble", f"{tmp_path}/pkg/mine.py:assemble"):
+        assert [t.name for t in resolve(spec)] == ["pkg.mine:assemble"], spec
+    monkeypatch.chdir(DATA)
+    assert [t.name for t in resolve(f"{tmp_path}/pkg/mine.py:assemble")] == [f"{tmp_path}/pkg/mine.py:assemble"]
+
+
+def test_callable_instances_are_named_by_the_spec_that_reached_each(tmp_path, monkeypatch):
+    # Two instances of one class are two targets: the attribute names each.
+    (tmp_path / "mine.py").write_text("class A:\n    def __call__(self, chunks):\n        return []\n\n\n"
+                                      "first, second = A(), A()\n")
+    monkeypatch.chdir(tmp_path)
+    assert [t.name for t in resolve_all(["mine.py:first", "mine.py:second"])] == ["mine:first", "mine:second"]
 
 
 @pytest.mark.parametrize("spec,words", [

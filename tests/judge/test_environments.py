@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ from toolfuzz.corpus.fixtures import load
 from toolfuzz.errors import UsageError
 from toolfuzz.judge import environments
 from tests.paths import ROOT
+from tests.processes import marked, survivors
 
 
 def test_a_target_at_an_environment_is_a_spec_of_its_own():
@@ -119,7 +123,54 @@ def test_a_built_in_target_runs_inside_an_environment_beside_itself_in_process(t
     # The same code, served from the other environment, finds the same root causes.
     assert found["selftest-shared-buffer@own"] == found["selftest-shared-buffer"] != []
     served = next(t for t in summary["targets"] if t["name"] == "selftest-shared-buffer@own")
-    assert all(d["fixture"].startswith(str(tmp_path / "found" / "selftest-shared-buffer-own")) and
+    assert all(d["fixture"].startswith(str(tmp_path / "found" / "selftest-shared-buffer@own")) and
                load(d["fixture"]).observed["selftest-shared-buffer@own"]["verdict"] == "diverges"
                for d in served["divergences"])
     assert main(["env", "remove", "own"]) == 0 and environments.listed() == []
+
+
+#: ``toolfuzz serve`` as an environment's python runs it, but its selftest-plain deaf to everything on the first
+#: two cases its caller hands it (a case, then the confirmation of its time-out), as a parser stuck in a loop.
+SPINNING_SERVE = textwrap.dedent('''
+    import os, sys
+    from pathlib import Path
+    import toolfuzz.judge.contestants as contestants
+
+    calls = Path(sys.argv[1]) / f"calls-{os.getppid()}"  # counted for each process that starts this one
+
+    def spinning(fn):
+        def call(chunks):
+            n = int(calls.read_text()) if calls.exists() else 0
+            calls.write_text(str(n + 1))
+            while n < 2:
+                pass
+            return fn(chunks)
+        return call
+
+    builtin = contestants.builtin_targets
+    contestants.builtin_targets = lambda names=None: {
+        name: t.wrapped(spinning) if name == "selftest-plain" else t for name, t in builtin(names).items()}
+    from toolfuzz.cli import main
+    sys.exit(main(sys.argv[4:]))  # what follows -m toolfuzz: serve selftest-plain
+''')
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_run_whose_served_target_times_out_leaves_no_process_behind(tmp_path, workers):
+    serve = tmp_path / "spinning_serve.py"
+    serve.write_text(SPINNING_SERVE)
+    # An environment as toolfuzz env add leaves one, whose python is this one running the serve above.
+    folder = tmp_path / "envs" / "spin"
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "python").write_text(f'#!/bin/sh\nexec {sys.executable} {serve} {tmp_path} "$@"\n')
+    (folder / "bin" / "python").chmod(0o755)
+    (folder / "toolfuzz-env.json").write_text(json.dumps({"name": "spin", "requirements": [], "toolfuzz": ""}))
+    assert marked(str(serve)) == []
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "run", "--target", "selftest-plain@spin", "--workers",
+                           workers, "--timeout", "2", "--max-examples", "20", "--budget", "60", "--database", "none",
+                           "--findings", str(tmp_path / "found"), "--state", str(tmp_path / "state"), "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "TOOLFUZZ_ENVS": str(tmp_path / "envs")})
+    summary = json.loads(done.stdout)
+    assert {d["kind"] for t in summary["targets"] for d in t["divergences"]} & {"timed_out", "hang"}, done.stderr
+    assert survivors(marked(str(serve))) == []

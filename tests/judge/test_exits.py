@@ -37,6 +37,24 @@ def test_signals_and_other_statuses_are_crashes_that_say_which():
     assert death_of(3) == ("crash", "the process exited with status 3")
 
 
+def _capped_under_a_lower_limit(conn):
+    resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))  # as `ulimit -v` leaves it
+    try:
+        cap_memory(4 * 2**30, 4 * 2**30)
+    except (ValueError, OSError) as e:
+        conn.send(str(e))
+    else:
+        conn.send(resource.getrlimit(resource.RLIMIT_AS))
+
+
+def test_a_limit_already_lower_than_the_cap_stands_and_the_process_goes_on():
+    reader, writer = multiprocessing.get_context("fork").Pipe(duplex=False)
+    process = multiprocessing.get_context("fork").Process(target=_capped_under_a_lower_limit, args=(writer,))
+    process.start()
+    process.join(60)
+    assert reader.poll(0) and reader.recv() == (3 * 2**30, 3 * 2**30)
+
+
 def test_an_answer_passes_through():
     assert exiting_on_fatal(lambda arg: arg + 1)(1) == 2
 

@@ -98,6 +98,31 @@ def test_a_target_that_swallows_the_time_limit_s_first_raise_is_stopped_all_the_
     assert not seen.raised
 
 
+def test_what_a_target_writes_is_its_observations_output_whatever_it_answers(capfd):
+    def noisy(then):
+        def call(chunks):
+            print("on stdout")
+            os.write(2, b"on stderr\n")
+            return then()
+        return call
+
+    def loop():
+        while True:
+            pass
+
+    capfd.readouterr()
+    answered = observe(Target("a", noisy(lambda: [])), CASE)
+    raised = observe(Target("r", noisy(lambda: {}["x"])), CASE)
+    late = observe(Target("t", noisy(loop)), CASE, timeout=0.5)
+    assert (answered.calls, raised.raised, late.timed_out) == ((), "KeyError: 'x'", True)
+    for seen in (answered, raised, late):
+        assert (seen.output.stdout, seen.output.stderr) == ("on stdout\n", "on stderr\n")
+    assert observe(Target("q", lambda chunks: []), CASE).output is None
+    # Not part of what the target answered: the same answer with other output is the same observation.
+    assert answered == Observation(seconds=answered.seconds)
+    assert capfd.readouterr() == ("", "")
+
+
 def test_outside_a_target_nothing_is_blocked(tmp_path):
     observe(Target("r", lambda chunks: []), CASE)
     assert subprocess.run(["true"]).returncode == 0

@@ -20,7 +20,7 @@ def test_each_event_says_what_a_person_needs_and_a_finding_where_it_went(tmp_pat
     stats = Stats(examples=12, stopped_by="examples", divergences={found.target.name: 1}, flaky=["Flaky: x"],
                   hits={found.signature: 3}, reducing="t: k", probes=40)
     for event in (Started(("a", "b"), 7, 100, 30.0, 1), Note("tools.json: rewrote something"),
-                  Progress(stats), Found(older), Found(found, (older.signature,)), Finished(stats)):
+                  Progress(stats, "finishing"), Found(older), Found(found, (older.signature,)), Finished(stats)):
         writer(event)
         console(event)
     lines = out.getvalue().splitlines()
@@ -31,7 +31,7 @@ def test_each_event_says_what_a_person_needs_and_a_finding_where_it_went(tmp_pat
     assert lines[0] == ("toolfuzz run: 2 targets, seed 7 (rerun with --seed 7), up to 100 examples or 30 s; "
                         f"findings go to {tmp_path}/")
     assert lines[1] == "note: tools.json: rewrote something"
-    assert lines[2].startswith("12 examples (") and ", 1 root cause, 3 hits, reducing t: k, " in lines[2]
+    assert lines[2].startswith("12 examples (") and ", 1 root cause, 3 hits, reducing t: k, finishing, " in lines[2]
     # The severity before what went wrong, and why it is that severity: interleaved calls are drawn because
     # the wire's keying allows them, and no capture shows a server sending them.
     assert lines[8:14] == [f"diverges: {found.signature}", f"  robustness: {found.divergence.detail}",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 
-from hypothesis import assume, find, given, settings
+from hypothesis import HealthCheck, assume, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 import pytest
@@ -102,3 +103,16 @@ def test_the_same_planned_calls_render_in_both_event_dialects(data):
         items, _ = data.draw(st.composite(lambda draw: module.render(draw, planned, frozenset(), COMPLETING[module.DIALECT][0]))())
         rendered[module.PLAIN] = [(m.call, m.text) for _, marks in items for m in marks if m.kind == "args" and m.text]
     assert rendered["anthropic"] == rendered["responses"] == [(c.number, f) for c in planned for f in c.fragments if f]
+
+
+@pytest.mark.parametrize("dialect", [A, "openai-responses"])
+# About one case in ten ends in an error: most draws are filtered out, on purpose.
+@settings(max_examples=30, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_an_error_event_ends_the_stream_in_place_of_its_terminal_event(dialect, data):
+    case = data.draw(strategies.cases(dialect=dialect))
+    assume("error-event" in case.features or "failed" in case.features)
+    # Read off the wire, not the dispatched events: an unterminated last event is on the wire but never dispatched.
+    types = re.findall(rb"^event: ?([\w.]+)\r?$", case.wire.replace(b"\r\n", b"\n").replace(b"\r", b"\n"), re.M)
+    assert types[-1] in (b"error", b"response.failed") and types.count(types[-1]) == 1
+    assert not {b"message_stop", b"response.completed", b"response.incomplete"} & set(types)

@@ -23,6 +23,8 @@ SEED_EXAMPLE_SEED = 3
 def _agree(case):
     got = assemble(case.reads, case.tools, case.limits)
     assert got == case.expected, f"features {case.features}"
+    # Which calls the wire numbered is not part of what a call is, but both sides must know it alike.
+    assert [c.indexed for c in got.calls] == [c.indexed for c in case.expected.calls], f"features {case.features}"
 
 
 @settings(max_examples=1200, suppress_health_check=list(HealthCheck))
@@ -45,11 +47,22 @@ def test_each_profile_alone_agrees_and_is_exercised(name):
     assert any(seen)
 
 
+@pytest.mark.parametrize("name", ["index-missing", "index-null"])
+def test_calls_sent_without_an_index_are_recorded_as_such(name):
+    @settings(max_examples=25, suppress_health_check=list(HealthCheck))
+    @given(cases(profiles=[name, "openai"]))
+    def check(case):
+        assert {c.indexed for c in case.expected.calls} <= {name not in case.features}
+
+    check()
+
+
 @settings(max_examples=100, suppress_health_check=list(HealthCheck))
 @given(ALL)
 def test_every_case_round_trips_through_a_fixture_file(case):
     again = loads(dumps(Fixture(case=case, name="x"))).case
     assert again == case
+    assert [c.indexed for c in again.expected.calls] == [c.indexed for c in case.expected.calls]
 
 
 # The case is the first that matches, not shrunk: Hypothesis warns that its repr is large.

@@ -4,14 +4,19 @@ A small Python program written here speaks the protocol and misbehaves on
 request, chosen by the name of the first call in the case; the node example
 (examples/node-openai) runs the openai npm package's accumulator through the
 same path, once node is installed and ``npm ci --prefix examples/node-openai`` has run.
+Whole runs, in processes of their own, count the processes of a program
+before and after, to show that none outlives the run however the run ends.
 """
 
 from __future__ import annotations
 
 import json
 import select
+import signal
+import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -28,6 +33,7 @@ from toolfuzz.targets.reference import assemble
 from tests.adapter_checks import node_example as installed_node_example
 from tests.streams import chunk, frag, head, sse
 from tests.paths import ROOT
+from tests.processes import marked, survivors
 
 ROOT = ROOT
 SEED = ROOT / "findings" / "seed"
@@ -48,8 +54,10 @@ PROGRAM = textwrap.dedent('''
     if "exit" in sys.argv:
         sys.stderr.write("cannot find my assembler\\n")
         sys.exit(4)
+    if "banner" in sys.argv:
+        print("starting the assembler", flush=True)
     if "garbled-hello" in sys.argv:
-        print("hello there", flush=True)
+        print("{hello there", flush=True)
     elif "old-protocol" in sys.argv:
         say({**hello, "protocol": "toolfuzz-subprocess/0"})
     elif "scoped" in sys.argv:
@@ -58,6 +66,8 @@ PROGRAM = textwrap.dedent('''
         say({**hello, "scope": {"servers": ["openia"]}})
     else:
         say(hello)
+    if "deaf" in sys.argv:
+        time.sleep(600)
 
     def assemble(chunks):
         calls, finished = {}, set()
@@ -103,7 +113,18 @@ PROGRAM = textwrap.dedent('''
         elif what == "nameless":
             say({"error": {"message": "it broke"}})
         elif what == "garbage":
-            print("this is not json", flush=True)
+            print("{this is not json", flush=True)
+        elif what == "noisy":
+            print("thinking...", flush=True)
+            sys.stderr.write("a warning\\n")
+            sys.stderr.flush()
+            sys.stdout.write(json.dumps({"calls": calls}) + "\\n" + "done thinking\\n")
+            sys.stdout.flush()
+        elif what == "captured":
+            say({"calls": calls, "output": {"stdout": "its own capture\\n", "stderr": "its own stderr\\n"}})
+        elif what == "mute":
+            print("no answer from me", flush=True)
+            time.sleep(600)
         elif what == "confused":
             say({"protocol_error": "request has no chunks list"})
         elif what == "crash":
@@ -211,6 +232,34 @@ def test_a_garbage_line_is_a_bad_return_and_the_next_case_is_served(target):
     assert kinds(target, case_named("ok"))[0] == []
 
 
+def test_lines_that_are_not_the_protocols_are_the_cases_output_and_its_answer_is_judged_as_usual(target):
+    found, obs = kinds(target, case_named("noisy"))
+    assert found == [] and obs.calls[0].name == "noisy"
+    assert obs.output.stdout == "thinking...\ndone thinking\n" and obs.output.stderr == "a warning\n"
+    found, obs = kinds(target, case_named("ok"))
+    assert found == [] and obs.output is None  # a case's output is its own
+    assert target.extra["child"].starts == 1
+
+
+def test_the_output_a_program_captured_itself_and_sent_with_its_answer_is_the_cases_too(target):
+    found, obs = kinds(target, case_named("captured"))
+    assert found == [] and obs.output.stdout == "its own capture\n" and obs.output.stderr == "its own stderr\n"
+
+
+def test_a_program_that_writes_only_stray_lines_times_out_with_them_as_its_output(target):
+    found, obs = kinds(target, case_named("mute"), timeout=1.0)
+    assert found == ["timed_out"] and obs.output.stdout == "no answer from me\n"
+    assert kinds(target, case_named("ok"))[0] == [] and target.extra["child"].starts == 2
+
+
+def test_a_banner_before_the_handshake_is_passed_over(program):
+    t = command_target([sys.executable, str(program), "banner"])
+    try:
+        assert t.name == "py-child" and kinds(t, case_named("ok"))[0] == []
+    finally:
+        t.extra["child"].stop()
+
+
 def test_two_lines_for_one_case_is_a_bad_return_and_a_fresh_program(target):
     found, obs = kinds(target, case_named("chatty"))
     assert found == ["bad_return"] and "more than one line" in obs.bad_return
@@ -240,6 +289,17 @@ def test_a_hung_program_times_out_is_killed_and_the_next_case_gets_a_fresh_one(t
     assert found == ["timed_out"] and obs.timed_out
     assert first.poll() is not None  # killed, not left sleeping
     assert kinds(target, case_named("ok"))[0] == [] and target.extra["child"].starts == 2
+
+
+def test_a_program_left_at_a_case_that_is_over_is_killed_before_the_next_one(target):
+    child = target.extra["child"]
+    first = child._proc
+    child.stop = lambda: None  # the way out of the timed-out case cut short before it stopped the program
+    try:
+        assert kinds(target, case_named("hang"), timeout=1.0)[0] == ["timed_out"]
+    finally:
+        del child.stop
+    assert kinds(target, case_named("ok"))[0] == [] and first.poll() is not None and child.starts == 2
 
 
 def test_an_oversized_answer_line_is_a_bad_return(target):
@@ -284,6 +344,131 @@ def test_a_silent_program_fails_its_handshake_within_the_limit_and_is_stopped(pr
 def test_bad_cmd_specs_are_one_clear_error(spec, words):
     with pytest.raises(UsageError, match=words):
         resolve(spec)
+
+
+# -- every program ends with the run ------------------------------------------
+
+SPINNER = textwrap.dedent('''
+    import json, sys
+    print(json.dumps({"protocol": "toolfuzz-subprocess/1", "name": "spinner"}), flush=True)
+    for line in sys.stdin:
+        # Deaf to its stdin on the first case and on the one that confirms its time-out (twice as long):
+        # the harness counts cases across restarts, so from the third on it answers.
+        if json.loads(line)["case"] in (1, 2):
+            while True:
+                pass
+        print(json.dumps({"calls": []}), flush=True)
+''')
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_run_whose_program_times_out_leaves_no_process_behind(tmp_path, workers):
+    program = tmp_path / "spinner.py"
+    program.write_text(SPINNER)
+    assert marked(str(program)) == []
+    # Under --workers 2 the worker is killed for a hang while the time-out is confirmed (the program spinning
+    # still): a worker's death must take the program down with it.
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "run", "--target", f"cmd:{sys.executable} {program}",
+                           "--workers", workers, "--timeout", "2", "--max-examples", "30", "--budget", "60",
+                           "--database", "none", "--findings", str(tmp_path / "found"), "--state",
+                           str(tmp_path / "state"), "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    summary = json.loads(done.stdout)
+    assert {d["kind"] for t in summary["targets"] for d in t["divergences"]} & {"timed_out", "hang"}, done.stderr
+    assert survivors(marked(str(program))) == []
+
+
+STUBBORN = textwrap.dedent('''
+    import json, sys, time
+    print(json.dumps({"protocol": "toolfuzz-subprocess/1", "name": "stubborn"}), flush=True)
+    for line in sys.stdin:
+        print(json.dumps({"calls": []}), flush=True)
+    time.sleep(600)  # not ending at the end of its stdin, as the protocol asks
+''')
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_program_behind_a_shell_that_outstays_its_stdin_ends_with_the_run(tmp_path, workers):
+    program = tmp_path / "stubborn.py"
+    program.write_text(STUBBORN)
+    # The shell is the child the kernel would kill with its parent; the program is the shell's child, in its
+    # process group, and only a kill of the group reaches it, when the run (or a worker of it) ends.
+    command = f"sh -c '{sys.executable} {program}; true'"
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "run", "--target", f"cmd:{command}", "--workers",
+                           workers, "--max-examples", "10", "--budget", "60", "--database", "none", "--findings",
+                           str(tmp_path / "found"), "--state", str(tmp_path / "state"), "--json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert json.loads(done.stdout)["examples"] == 10, done.stderr
+    assert survivors(marked(str(program))) == []
+
+
+SPINNING = textwrap.dedent('''
+    import json, pathlib, sys
+    print(json.dumps({"protocol": "toolfuzz-subprocess/1", "name": "spinning"}), flush=True)
+    for line in sys.stdin:
+        pathlib.Path(sys.argv[1]).touch()
+        while True:
+            pass
+''')
+
+
+@pytest.mark.parametrize("workers,signum", [("1", signal.SIGKILL), ("2", signal.SIGKILL), ("1", signal.SIGINT),
+                                            ("2", signal.SIGTERM)],
+                         ids=["sigkill", "sigkill-workers", "ctrl-c-twice", "sigterm-twice-workers"])
+def test_a_run_ended_by_a_signal_leaves_no_program_behind_not_even_one_deep_in_a_case(tmp_path, workers, signum):
+    program, spinning = tmp_path / "spinning.py", tmp_path / "spinning"
+    program.write_text(SPINNING)
+    run = subprocess.Popen([sys.executable, "-m", "toolfuzz", "run", "--target",
+                            f"cmd:{sys.executable} {program} {spinning}", "--workers", workers, "--timeout", "600",
+                            "--max-examples", "10", "--budget", "600", "--database", "none", "--findings",
+                            str(tmp_path / "found"), "--state", str(tmp_path / "state")], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(1200):  # a bound on the wait for the first case, which comes at once when all is well
+            if spinning.exists() or run.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert spinning.exists(), "the program never got a case"
+        # The first SIGINT or SIGTERM asks for a stop at the next case, which never comes (the program spins
+        # under a 600-s limit); the next one ends the run at once.  Sent until it ends: two are two only once
+        # the first is heard.
+        for _ in range(240):
+            run.send_signal(signum)
+            if signum == signal.SIGKILL or run.poll() is not None:
+                break
+            time.sleep(0.5)
+        run.wait(timeout=120)
+    finally:
+        run.kill()
+        run.wait()
+    assert survivors(marked(str(program))) == []
+
+
+def _deaf(pid: int) -> bool:
+    try:
+        return b"\0deaf\0" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def test_a_program_dies_with_the_process_that_started_it_even_one_killed_with_sigkill(program):
+    # Asleep, deaf to its stdin, in a session of its own: nothing but the kernel can tell it its parent died.
+    starter = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f'''
+        import sys, time
+        from toolfuzz.targets.command import command_target
+        command_target([sys.executable, {str(program)!r}, "deaf"])
+        print("started", flush=True)
+        time.sleep(600)
+    ''')], stdout=subprocess.PIPE, text=True)
+    try:
+        assert starter.stdout.readline() == "started\n"
+        # The deaf one it started: the module's other tests run the same program, and a child of theirs may
+        # still be on its way out.
+        running = [p for p in marked(str(program)) if p[0] != starter.pid and _deaf(p[0])]
+        assert len(running) == 1
+    finally:
+        starter.kill()
+        starter.wait()
+    assert survivors(running) == []
 
 
 # -- the node example: the openai npm package's accumulator -------------------
@@ -375,6 +560,19 @@ def test_a_partial_program_is_judged_on_numbers_by_value_unless_it_claims_exact_
     assert _handshake(claimed, "events")["claims"] == ["exact-numbers"]
 
 
+@pytest.mark.parametrize("relaxations", ['"partial-numbers"', '["partial-numbers", "all"]', '[{"a": 1}]'])
+def test_a_program_says_what_its_library_was_asked_for_and_nothing_else(relaxations):
+    from toolfuzz.targets.command import CommandError, _handshake
+    hello = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial"}'
+    assert _handshake(hello, "events")["relaxations"] == []
+    asked = (b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial", '
+             b'"relaxations": ["partial-numbers"]}')
+    assert _handshake(asked, "events")["relaxations"] == ["partial-numbers"]
+    bad = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "relaxations": %s}' % relaxations.encode()
+    with pytest.raises(CommandError, match="'relaxations' must be a list drawn from partial-numbers"):
+        _handshake(bad, "events")
+
+
 def test_a_served_partial_parser_runs_over_the_pipe_one_prefix_a_request():
     import sys
     from toolfuzz.judge.compare import compare
@@ -391,7 +589,7 @@ def test_a_served_partial_parser_runs_over_the_pipe_one_prefix_a_request():
         target.extra["child"].stop()
 
 
-def test_the_ai_sdk_partial_parser_runs_at_the_partial_level_with_numbers_compared_by_value():
+def test_the_ai_sdk_partial_parser_is_judged_on_doubles_and_on_strings_as_utf16():
     from tests.adapter_checks import PARTIAL_EXAMPLE
     from toolfuzz.judge.sandbox import observe
     from toolfuzz.vocabulary import COMPLETE, Call, Case, Outcome
@@ -400,10 +598,19 @@ def test_the_ai_sdk_partial_parser_runs_at_the_partial_level_with_numbers_compar
     try:
         wanted = json.loads((example / "package-lock.json").read_text())["packages"]["node_modules/ai"]["version"]
         assert (target.name, target.level, target.version, target.reports) == (
-            "ai-sdk-parse-partial-json", "partial", wanted, frozenset())
+            "ai-sdk-parse-partial-json", "partial", wanted, frozenset({"utf16-strings"}))
         # 1.0 comes back as 1 (one number type): by value, that is the same number; 12 shown as 1 is not.
         case = Case(reads=(), expected=Outcome((Call(0, 0, "c", "f", '{"x": 1.0, "n": 12}', COMPLETE),)))
         seen = observe(target, case, timeout=60.0)
+        assert [d.kind for d in compare(case.expected, seen, target)] == ["number_before_complete"]
+        # 2**64 comes back as 18446744073709552000, the same double; a string cut between the halves of a
+        # pair ends in the first half, a prefix in UTF-16 code units.  Judged on a number with nothing to cut.
+        text = '{"s": "x\\ud83d\\ude00y", "big": 18446744073709551616}'
+        case = Case(reads=(), expected=Outcome((Call(0, 0, "c", "f", text, COMPLETE),)))
+        seen = observe(target, case, timeout=60.0)
+        shown = {p.length: p.value for p in seen.prefixes}
+        assert shown[len(text)] == {"s": "x\U0001f600y", "big": 18446744073709552000}
+        assert shown[text.index("\\ude00")] == {"s": "x\ud83d"}
         assert [d.kind for d in compare(case.expected, seen, target)] == ["number_before_complete"]
     finally:
         target.extra["child"].stop()

@@ -14,7 +14,7 @@ require_adapter("openai-agents")
 
 from toolfuzz.targets.adapters.openai_agents import TARGETS  # noqa: E402
 from tests.adapter_checks import SEEDS, TWO_CALLS, assert_registered, calls, case_of, kinds, seed  # noqa: E402
-from tests.streams import chunk, head, sse  # noqa: E402
+from tests.streams import chunk, frag, head, sse  # noqa: E402
 
 (AGENTS,) = TARGETS
 #: The Runner runs every function_call of response.completed; the handler checks no finish
@@ -53,3 +53,13 @@ def test_a_second_choice_is_ignored_from_0_18_and_mixed_into_the_first_before():
     else:
         assert calls(AGENTS, case_of(wire)) == [(0, "call_b", "g", "{}{}", True)]
         assert kinds(AGENTS, case_of(wire)) == ["choices_mixed"]
+
+
+def test_calls_sent_without_an_index_keep_none_and_two_of_them_are_merged():
+    # Keyed by the wire's index (state.function_calls[tc_delta.index]): one call the wire sent without an
+    # index is assembled right and kept with none, as the wire had it; a second one lands on the same key.
+    one = sse(chunk(head(None, "call_a", "f", "")), chunk(frag(None, '{"a":1}')), chunk(finish="tool_calls"))
+    two = sse(chunk(head(None, "call_a", "f", "")), chunk(frag(None, '{"a":1}')), chunk(head(None, "call_b", "g", "")),
+              chunk(frag(None, '{"b":2}')), chunk(finish="tool_calls"))
+    assert calls(AGENTS, case_of(one)) == [(None, "call_a", "f", '{"a":1}', True)] and kinds(AGENTS, case_of(one)) == []
+    assert kinds(AGENTS, case_of(two)) == ["arguments_misattributed"]

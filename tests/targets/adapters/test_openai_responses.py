@@ -194,6 +194,16 @@ def test_a_disconnect_before_response_completed_makes_the_client_raise_and_the_s
     assert obs.raised == "RuntimeError: Didn't receive a `response.completed` event."
 
 
+def test_the_state_hands_on_the_response_an_incomplete_stream_ended_with_not_what_came_after():
+    # The SDK yields events after response.incomplete too, but the response it hands the user with that event
+    # is the one the stream ended with: an item added after it is in no response a public API returns.
+    stream = Stream().call(0, 1, '{"a": 1}').add(type="response.incomplete", response=_response("incomplete", None))
+    stream.add(type="response.output_item.added", output_index=99, item=item(99, name="late"))
+    case = case_of(stream.wire(), call(0, 1, '{"a": 1}', INCOMPLETE))
+    assert seen(STATE, case) == [(0, "call_1", "f", '{"a": 1}', False)]
+    assert kinds(STATE, case) == []
+
+
 def test_an_error_event_is_not_raised_by_the_stream_but_no_response_completes():
     stream = Stream().call(0, 1, '{"a": 1}').add(type="error", code="server_error", message="boom", param=None)
     case = case_of(stream.wire(), call(0, 1, '{"a": 1}', INCOMPLETE))

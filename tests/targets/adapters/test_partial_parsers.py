@@ -46,9 +46,10 @@ BREAKS = {
     "jiter-trailing-strings": EARLY_NUMBERS,
     "pydantic-core-partial": EARLY_NUMBERS,
     "pydantic-core-trailing-strings": EARLY_NUMBERS,
-    # Shows a string still arriving with an escape cut short in it, raw.
-    "partial-json-parser": {**EARLY_NUMBERS, "escape": ["string_not_prefix"]},
-    "partial-json-parser-no-str": EARLY_NUMBERS,
+    # Shows a string still arriving with an escape cut short in it, raw.  Its numbers still arriving are what
+    # Allow.NUM (in both sets of flags) asks for: not flagged.
+    "partial-json-parser": {"escape": ["string_not_prefix"]},
+    "partial-json-parser-no-str": {},
     # Fills in what has not arrived: "" for a value after its colon, a list for an object whose key is cut short.
     "json-repair": REPAIRS,
     "json-repair-stream-stable": REPAIRS,
@@ -66,6 +67,8 @@ if _before("jiter", "0.11.0"):
     BREAKS["jiter-trailing-strings"] = _TAKEN_BACK
 if _before("pydantic-core", "2.40.0"):
     BREAKS["pydantic-core-trailing-strings"] = _TAKEN_BACK
+#: What each was asked for by the options it is driven with (Target.relaxations).
+ASKED = {"partial-json-parser": {"partial-numbers"}, "partial-json-parser-no-str": {"partial-numbers"}}
 BUILDS_ON = {"openai-parsed-arguments": "jiter-partial", "anthropic-input-snapshot": "jiter-partial",
              "langchain-core-chunk-args": "langchain-core-partial"}
 TARGETS = builtin_targets(BREAKS)
@@ -89,3 +92,14 @@ def test_each_parser_is_listed_at_the_partial_level_with_its_version(name):
     assert target.level == "partial" and target.version and "exact-numbers" in target.reports
     # An SDK's provisional value is the parser underneath it: what both get wrong is one root cause.
     assert target.builds_on == ((BUILDS_ON[name],) if name in BUILDS_ON else ())
+    assert target.relaxations == ASKED.get(name, set())
+
+
+def test_a_parser_asked_for_partial_numbers_is_still_held_to_every_other_rule():
+    # The relaxation excuses the digits so far, not a wrong number: with it taken off, the numbers count again.
+    import dataclasses
+    target = dataclasses.replace(TARGETS["partial-json-parser-no-str"], relaxations=frozenset())
+    case = Case(reads=(), expected=Outcome((Call(0, 0, "c", "f", TEXTS["number"], COMPLETE,
+                                                 tuple(range(1, len(TEXTS["number"])))),)))
+    assert [d.kind for d in compare(case.expected, observe(target, case, timeout=30.0), target)] == [
+        "number_before_complete"]

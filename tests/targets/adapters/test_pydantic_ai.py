@@ -17,7 +17,7 @@ from pydantic_ai.messages import ModelResponse  # noqa: E402
 
 from toolfuzz.targets.adapters.pydantic_ai import TARGETS  # noqa: E402
 from tests.adapter_checks import SEEDS, TWO_CALLS, assert_registered, calls, case_of, kinds, seed  # noqa: E402
-from tests.streams import chunk, head, sse  # noqa: E402
+from tests.streams import chunk, frag, head, sse  # noqa: E402
 
 PARTS, MODEL = TARGETS
 
@@ -86,3 +86,16 @@ def test_an_integer_id_is_kept_as_pydantic_ai_keeps_it():
     # pydantic-ai stores whatever id the SDK built; only its own made-up ids are reported as none.
     wire = sent(chunk({**head(0, None, "f", "{}"), "id": 7}), chunk(finish="tool_calls"))
     assert kinds(PARTS, case_of(wire)) == []
+
+
+def test_calls_sent_without_an_index_are_kept_apart_with_none():
+    # A part opened without a vendor_part_id is keyed by nothing: each call stands apart, with no index, as the
+    # wire had it; the judge does not hold it to the position the contract numbers such a call by.
+    wire = sent({"choices": [{"index": 0, "delta": {"tool_calls": [head(None, "call_a", "f", "")]}}]},
+                {"choices": [{"index": 0, "delta": {"tool_calls": [frag(None, '{"a":1}')]}}]},
+                {"choices": [{"index": 0, "delta": {"tool_calls": [head(None, "call_b", "g", '{"b":2}')]}}]},
+                {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    for target in TARGETS:
+        assert calls(target, case_of(wire)) == [(None, "call_a", "f", '{"a":1}', True),
+                                                (None, "call_b", "g", '{"b":2}', True)]
+        assert kinds(target, case_of(wire)) == []
