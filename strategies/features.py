@@ -103,8 +103,13 @@ _OTHERS = [
     # How the stream ends.
     _inherent("no-done", "a connection may close after the finish, before [DONE] or message_stop"),
     Shape("after-done", Source.INFERRED, "bytes after [DONE] or the final event: no server seen sending them"),
-    _inherent("disconnect", "a connection may close at any byte"),
-    _inherent("disconnect-mid-arguments", "a connection may close inside a call's arguments"),
+    # A dropped connection raises the client's transport error before any assembler sees the end (an HTTP/1.1
+    # chunked body cut short, an HTTP/2 reset): what a library is handed as a clean end before the finish is a
+    # server that gave up and closed its body, which llama-server does when its streamed diff fails.
+    *(Shape(n, Source.CAPTURE, "a body that ends cleanly before any finish: llama-server aborts mid-stream on "
+                               "'Invalid diff' (ggml-org/llama.cpp#14060, #15713; call-shapes.md C-LLAMACPP); a "
+                               "dropped connection raises the transport's error instead", _s("llama.cpp"))
+      for n in ("disconnect", "disconnect-mid-arguments")),
     Shape("error-chunk", Source.PROVIDER, "a data: {\"error\": ...} chunk mid-stream (openai-python raises "
                                           "APIError on it; OpenRouter's docs; call-shapes.md 4.8)",
           _s("openai openrouter vllm sglang llama.cpp"), _s("openai openrouter"), dialects=_CHAT),
@@ -126,6 +131,12 @@ _OTHERS = [
     Shape("multi-entry-chunk", Source.PROVIDER, "several tool_calls entries in one chunk: the types allow an "
                                                 "array; vLLM's pythonic parser sends them (call-shapes.md I9)",
           _s("vllm"), _s("openai azure"), dialects=_CHAT),
+    Shape("same-call-entries", Source.INFERRED, "two tool_calls entries of one call in one chunk (its header, "
+                                                "then its first arguments): the types allow it, no server is "
+                                                "known to send it", dialects=_CHAT),
+    # JSON allows white space around a value (RFC 8259, section 2), so a partial parser that follows it reads it.
+    Shape("padded-json", Source.INFERRED, "white space before or after a call's arguments text: valid JSON, "
+                                          "which no captured server sends", spec="json"),
     Shape("interleaved", Source.INFERRED, "fragments of two calls interleaved: the keying allows it, no capture "
                                           "shows it (call-shapes.md I10)"),
     _inherent("empty-fragment", "an argument fragment of \"\": OpenAI's first fragment, llama.cpp's"),
@@ -138,10 +149,15 @@ _OTHERS = [
     _inherent("schema-invalid", "a model may write arguments that break the tool's schema"),
     _inherent("unknown-tool", "a model may name a tool the request did not offer"),
     # The producer level: a model's text, batched as an engine batches tokens.
-    *(_inherent(n, "a model may write text around and between its calls; an engine hands its parser the "
-                   "tokens of one stream interval or speculative step at a time")
-      for n in ("batched", "calls-in-one-batch", "content-after", "content-before", "content-between",
-                "lookalike-strings", "one-token-batches", "stop-alone")),
+    *(_inherent(n, "a model may write text before its calls; an engine hands its parser the tokens of one "
+                   "stream interval or speculative step at a time")
+      for n in ("batched", "calls-in-one-batch", "content-before", "lookalike-strings", "one-token-batches",
+                "stop-alone")),
+    # The parsers' whole-text parse keeps only the text before the first call as content (sglang's
+    # detect_and_parse: text[:idx]), and no chat template renders text after or between a message's calls.
+    *(Shape(n, Source.INFERRED, "text after or between the calls: the templates render none, and sglang's "
+                                "detect_and_parse keeps only the text before the first call")
+      for n in ("content-after", "content-between")),
 ]
 
 #: Shapes that mean another thing in another dialect, by (dialect, feature): they take the place of the

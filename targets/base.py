@@ -60,7 +60,7 @@ from typing import Any, Callable, Iterable
 
 from toolfuzz.severity import ANY_SERVER, SERVERS, SPECS
 
-__all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "RELAXATIONS", "Target", "BadReturn", "Scope",
+__all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "RELAXATIONS", "Target", "BadReturn", "Scope", "Limit",
            "ANY_SCOPE"]
 
 LEVELS = ("events", "bytes", "sse", "partial", "producer")
@@ -87,6 +87,22 @@ RELAXATIONS = {
 
 
 @dataclass(frozen=True)
+class Limit:
+    """A behaviour a library documents for some shapes (a TODO naming what it does not support, a warning it
+    logs when it drops something, the draft of a spec it follows): what it does there is its stated behaviour,
+    so a finding of one of ``kinds`` on a case with one of ``features`` is never a bug, only robustness."""
+
+    features: frozenset[str]
+    #: The divergence kinds it covers; empty: every kind.
+    kinds: frozenset[str] = frozenset()
+    #: Where the library says so: file and line, docstring, docs page.
+    cite: str = ""
+
+    def covers(self, kind: str, features: Iterable[str]) -> bool:
+        return (not self.kinds or kind in self.kinds) and not self.features.isdisjoint(features)
+
+
+@dataclass(frozen=True)
 class Scope:
     """What a target promises to read, from its library's docs and types: the grounds its findings are graded on.
 
@@ -99,6 +115,8 @@ class Scope:
     * ``promises``: rules of the project's own (``Source.CHOICE`` in toolfuzz.severity) that the library's
       docs promise too, so that breaking them is a bug: a partial parser that says it never shows a value
       that was not sent.
+    * ``limits``: behaviours it documents for some shapes (:class:`Limit`), which its findings there are
+      graded against: robustness at most.
     * ``surface``: the public API it is driven through; ``cite``: where the scope is written (docs, types).
     """
 
@@ -107,6 +125,7 @@ class Scope:
     choices: int | None = None
     integer_ids: bool = True
     promises: frozenset[str] = frozenset()
+    limits: tuple[Limit, ...] = ()
     surface: str = ""
     cite: str = ""
 
@@ -127,6 +146,11 @@ class Scope:
         if not self.integer_ids and "integer-id" in features:
             return "integer ids, which its types do not admit"
         return None
+
+    def limit_for(self, kind: str, features: Iterable[str]) -> Limit | None:
+        """The documented behaviour that covers a finding of ``kind`` on a case with ``features``, if any."""
+        features = frozenset(features)
+        return next((limit for limit in self.limits if limit.covers(kind, features)), None)
 
     @property
     def any_server(self) -> bool:

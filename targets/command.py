@@ -58,7 +58,8 @@ import weakref
 from typing import Any, BinaryIO
 
 from toolfuzz.vocabulary import DIALECTS, OUTPUT_KEPT, TEXT_DIALECTS, Output, kept_from, kept_output
-from toolfuzz.targets.base import ALL_CLAIMS, ANY_SCOPE, BadReturn, LEVELS, PLAIN_CLAIMS, RELAXATIONS, Scope, Target
+from toolfuzz.targets.base import (ALL_CLAIMS, ANY_SCOPE, BadReturn, LEVELS, Limit, PLAIN_CLAIMS, RELAXATIONS,
+                                   Scope, Target)
 
 __all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
            "command_target", "HANDSHAKE_SECONDS", "stop_all"]
@@ -441,7 +442,7 @@ def _scope(doc: Any) -> Scope:
         raise CommandError("handshake field 'scope.integer_ids' must be true or false")
     scope = Scope(servers=names["servers"] or ANY_SCOPE.servers, specs=names["specs"], choices=choices,
                   integer_ids=doc.get("integer_ids", True), promises=names["promises"],
-                  surface=str(doc.get("surface", ""))[:200])
+                  limits=_limits(doc.get("limits", [])), surface=str(doc.get("surface", ""))[:200])
     try:
         scope.check()
     except ValueError as e:
@@ -449,7 +450,25 @@ def _scope(doc: Any) -> Scope:
     return scope
 
 
-_SCOPE_FIELDS = frozenset({"servers", "specs", "choices", "integer_ids", "promises", "surface"})
+_SCOPE_FIELDS = frozenset({"servers", "specs", "choices", "integer_ids", "promises", "limits", "surface"})
+
+
+def _limits(doc: Any) -> tuple[Limit, ...]:
+    """The handshake's ``scope.limits``: behaviours the library documents, ``{"features", "kinds", "cite"}`` each."""
+    wrong = CommandError('handshake field \'scope.limits\' must be a list of objects {"features": [...], '
+                         '"kinds": [...], "cite": "..."} with at least one feature and a cite')
+    if not isinstance(doc, list):
+        raise wrong
+    limits = []
+    for item in doc:
+        if not isinstance(item, dict) or set(item) - {"features", "kinds", "cite"}:
+            raise wrong
+        features, kinds, cite = item.get("features"), item.get("kinds", []), item.get("cite")
+        if not (isinstance(features, list) and features and isinstance(kinds, list)
+                and all(isinstance(v, str) for v in features + kinds) and isinstance(cite, str) and cite):
+            raise wrong
+        limits.append(Limit(frozenset(features), frozenset(kinds), cite[:200]))
+    return tuple(limits)
 
 
 def _request(number: int, level: str, dialect: str, arg: Any, tools: Any = ()) -> bytes:

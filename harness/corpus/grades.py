@@ -42,7 +42,7 @@ def fixture_grade(fixture: Fixture, target: str) -> Grade | None:
         severity = Severity(recorded.get("severity"))
     except ValueError:
         return graded
-    return Grade(severity, graded.harm, graded.evidence, graded.rule, graded.grounded, graded.shapes)
+    return Grade(severity, graded.harm, graded.evidence, graded.rule, graded.grounded, graded.shapes, graded.limit)
 
 
 def fixture_severity(fixture: Fixture) -> Severity | None:

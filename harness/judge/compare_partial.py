@@ -27,7 +27,7 @@ from typing import Any, Iterable
 from toolfuzz.judge.prefixes import Node, Text
 from toolfuzz.judge.sandbox import PrefixAnswer
 
-__all__ = ["PARTIAL_KINDS", "Reading", "compare_partial", "holds_value", "same"]
+__all__ = ["PARTIAL_KINDS", "Reading", "as_double", "compare_partial", "holds_value", "same"]
 
 #: The partial-level divergence kinds, in the order they are checked, with what each means.
 PARTIAL_KINDS = {
@@ -124,7 +124,7 @@ def same(a: Any, b: Any, exact_numbers: bool = True) -> bool:
         return a is b
     if _is_number(a) and _is_number(b):
         if not exact_numbers:
-            return _double(a) == _double(b)
+            return as_double(a) == as_double(b)
         if type(a) is not type(b):
             return False
         if isinstance(a, float):
@@ -139,7 +139,7 @@ def same(a: Any, b: Any, exact_numbers: bool = True) -> bool:
     return False
 
 
-def _double(v: int | float) -> float:
+def as_double(v: int | float) -> float:
     """``v`` as the nearest IEEE double, as a language with one number type reads it (past the largest
     double, an infinity)."""
     try:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
+from toolfuzz.judge.compare_partial import as_double
 from toolfuzz.vocabulary import Call, Outcome
 
 __all__ = ["PRODUCER_KINDS", "OWN_RULES", "compare_producer", "same_value"]
@@ -131,11 +132,12 @@ def _value(text: Any) -> Any:
 
 def same_value(a: Any, b: Any) -> bool:
     """JSON values equal as values: a number equal to a number whatever its type, but never a boolean to a
-    number (Python's ``True == 1``)."""
+    number (Python's ``True == 1``).  Two numbers that are the same IEEE double are the same: RFC 8259 section 6
+    leaves precision and range past a double to each implementation, and a server may read numbers so."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
+        return a == b or as_double(a) == as_double(b)
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):

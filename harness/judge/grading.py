@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from toolfuzz.severity import HARM, RULES, Evidence, Harm, Rule, Severity, Source, grade
 from toolfuzz.strategies.features import Shape, shape_of
-from toolfuzz.targets.base import Scope
+from toolfuzz.targets.base import Limit, Scope
 
 __all__ = ["Grade", "grade_of", "evidence_of"]
 
@@ -30,11 +30,16 @@ class Grade:
     grounded: bool
     #: Each feature with its evidence for the target, weakest first.
     shapes: tuple[tuple[str, Evidence], ...] = ()
+    #: The behaviour the library documents for this case's shapes, which holds the grade to robustness.
+    limit: Limit | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"severity": self.severity.value, "harm": self.harm.value, "evidence": self.evidence.label,
-                "rule": self.rule.source.value, "grounded": self.grounded,
-                "features": {name: evidence.label for name, evidence in self.shapes}}
+        out = {"severity": self.severity.value, "harm": self.harm.value, "evidence": self.evidence.label,
+               "rule": self.rule.source.value, "grounded": self.grounded,
+               "features": {name: evidence.label for name, evidence in self.shapes}}
+        if self.limit is not None:
+            out["documented"] = self.limit.cite
+        return out
 
     @property
     def why(self) -> str:
@@ -45,6 +50,8 @@ class Grade:
         weak = [f"{name} {evidence.label}" for name, evidence in self.shapes if evidence < Evidence.OBSERVED]
         if weak:
             parts.append("shapes " + ", ".join(weak))
+        if self.limit is not None:
+            parts.append("the library documents this: " + self.limit.cite)
         return "; ".join(parts)
 
 
@@ -63,4 +70,9 @@ def grade_of(kind: str, features: Iterable[str], scope: Scope, dialect: str = "o
     evidence = shapes[0][1] if shapes else Evidence.DOCUMENTED
     grounded = (rule.source is not Source.CHOICE or kind in scope.promises) \
         and all(shape.truth is not Source.CHOICE for shape in known.values())
-    return Grade(grade(harm, evidence, grounded), harm, evidence, rule, grounded, tuple(shapes))
+    severity = grade(harm, evidence, grounded)
+    # What a library says it does on these shapes is its behaviour, not a bug, however much it costs.
+    limit = scope.limit_for(kind, known)
+    if limit is not None and severity is Severity.BUG:
+        severity = Severity.ROBUSTNESS
+    return Grade(severity, harm, evidence, rule, grounded, tuple(shapes), limit)

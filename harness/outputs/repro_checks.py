@@ -319,10 +319,21 @@ def assembled_deltas(deltas: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _value(text: Any) -> Any:
+    # Integers past a double's exact range are read as the double they round to (RFC 8259, section 6).
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_int_or_double)
     except (TypeError, ValueError):
         return ("not JSON", text)
+
+
+def _int_or_double(digits: str) -> int | float:
+    number = int(digits)
+    if abs(number) <= 2 ** 53:
+        return number
+    try:
+        return float(number)
+    except OverflowError:
+        return float("inf") if number > 0 else float("-inf")
 
 
 def _same_calls(written: list[dict[str, Any]], calls: list[dict[str, Any]]) -> bool:

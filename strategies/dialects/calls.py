@@ -148,4 +148,6 @@ def fragment_features(planned: Sequence[PlannedCall], large: int) -> set[str]:
             out.add("empty-fragment")
         if len(call.text.encode("utf-8", "surrogatepass")) > large:
             out.add("large-arguments")
+        if call.text != call.text.strip():
+            out.add("padded-json")
     return out

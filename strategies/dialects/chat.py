@@ -236,8 +236,13 @@ def _shape_features(active: frozenset[str], planned: list[PlannedCall], groups: 
         if len({s.choice for s in g}) > 1:
             out.add("multi-choice-chunk")
         for ch in {s.choice for s in g}:
-            if sum(1 for s in g if s.choice == ch and s.kind == "entry") > 1:
+            calls = [s.call for s in g if s.choice == ch and s.kind == "entry"]
+            # Entries of several calls in one chunk are what vLLM sends; two entries of one call are not
+            # known from any server, so they are a shape of their own, with its own evidence.
+            if len(set(calls)) > 1:
                 out.add("multi-entry-chunk")
+            if len(set(calls)) < len(calls):
+                out.add("same-call-entries")
     if "length" in reasons:
         out.add("length")
     if "content_filter" in reasons:

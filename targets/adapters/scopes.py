@@ -12,7 +12,7 @@ from here.
 
 from __future__ import annotations
 
-from toolfuzz.targets.base import ANY_SCOPE, Scope
+from toolfuzz.targets.base import ANY_SCOPE, Limit, Scope
 
 __all__ = ["SCOPES", "scope_for"]
 
@@ -27,6 +27,10 @@ _ANY = _servers("*")
 
 _OPENAI_SDK = Scope(
     servers=_OPENAI, integer_ids=False,
+    limits=(Limit(frozenset({"length", "content-filter-finish"}), frozenset({"raised"}),
+                  "openai-python lib/streaming/chat/_completions.py: with parseable tools, a choice that finishes "
+                  "with length or content_filter raises LengthFinishReasonError or ContentFilterFinishReasonError "
+                  "(the helpers' README says so)"),),
     surface="openai.OpenAI / AzureOpenAI: chat.completions.create(stream=True), .stream(), ChatCompletionStreamState",
     cite="openai-python README (OpenAI, Azure OpenAI); types/chat/chat_completion_chunk.py (index: int, id: "
          "Optional[str]); n is a documented parameter")
@@ -44,12 +48,41 @@ _PARTIAL = Scope(
     cite="its docs: parses incomplete JSON, so a prefix of a JSON text is input it reads")
 #: pydantic-ai's OpenAIChatModel with the providers its docs list as OpenAI-compatible; it reads choices[0].
 _PYDANTIC_AI = Scope(
+    limits=(Limit(frozenset({"name-every-fragment"}), frozenset({"name_differs"}),
+                  "pydantic-ai messages.py: a tool_name_delta is 'Incremental text to add to the existing tool "
+                  "name', so a name repeated in every fragment is added each time"),),
     servers=_servers("openai", "azure", "ollama", "openrouter", "deepseek", "xai", "fireworks", "moonshot",
                      "groq", "vllm", "lm-studio"),
     choices=1,
     surface="pydantic_ai.models.openai.OpenAIChatModel.request_stream; ModelResponsePartsManager",
     cite="pydantic-ai docs, 'OpenAI-compatible models' (its provider list); models/openai.py reads "
          "choices[0] and never sends n")
+
+#: langchain-core's ToolCallChunk docstring: merging concatenates every string attribute, and merges chunks only
+#: when their index is equal and not None.
+_MERGE_DOC = "langchain-core messages/tool.py, ToolCallChunk: "
+_LANGCHAIN_MERGE = (
+    Limit(frozenset({"index-missing", "index-null"}), frozenset({"arguments_misattributed", "call_lost"}),
+          _MERGE_DOC + "'Chunks are only merged if their values of index are equal and not None'"),
+    Limit(frozenset({"name-every-fragment", "id-every-fragment", "new-id-continuations"}),
+          frozenset({"name_differs", "id_differs"}),
+          _MERGE_DOC + "'all string attributes are concatenated' when chunks are merged"),
+)
+#: smolagents hands on no finish reason at all: its stream deltas have no field for one, and a delta without an
+#: index is refused with an error of its own.
+_SMOLAGENTS = (
+    Limit(frozenset({"length", "content-filter-finish", "disconnect", "disconnect-mid-arguments"}),
+          frozenset({"incomplete_handed_on"}),
+          "smolagents models.py: ChatMessageStreamDelta has no finish reason, generate_stream drops the finish "
+          "chunks and generate ignores finish_reason too: whether a call finished is not part of what it hands on"),
+    Limit(frozenset({"index-missing", "index-null"}), frozenset({"raised"}),
+          "smolagents models.py, agglomerate_stream_deltas: a tool-call delta without an index raises "
+          "ValueError('Tool call index is not provided') on purpose"),
+)
+#: vLLM's pythonic parser says, in a TODO above its class, that text together with calls is not supported yet.
+_PYTHONIC_TEXT = Limit(frozenset({"content-before", "content-between", "content-after"}), frozenset(),
+                       "vllm tool_parsers/pythonic_tool_parser.py, TODO above PythonicToolParser: 'Support text + "
+                       "tools separated by either <|python_tag|> or \\n\\n' is a future improvement")
 
 #: Every built-in adapter target's scope, by name (tests/targets/adapters/test_scopes.py: one for each).
 SCOPES: dict[str, Scope] = {
@@ -62,30 +95,56 @@ SCOPES: dict[str, Scope] = {
                                                        "reads the body with (reached through the client)",
                            cite="anthropic-sdk-python _streaming.py; it promises Anthropic's streams"),
     "httpx-sse": _DECODER,
-    "sseclient-py": _DECODER,
+    "sseclient-py": Scope(
+        specs=frozenset({"sse"}), surface=_DECODER.surface,
+        limits=(Limit(frozenset({"disconnect", "disconnect-mid-arguments", "unterminated-event"}),
+                      frozenset({"phantom_event"}),
+                      "sseclient-py's SSEClient docstring names the W3C working draft of 2009-10-29, under which "
+                      "the event still pending when the stream ends is dispatched"),),
+        cite="sseclient-py: 'See http://www.w3.org/TR/2009/WD-eventsource-20091029/ for the specification'"),
     **dict.fromkeys(("anthropic-accumulator", "anthropic-client", "langchain-anthropic",
                      "langchain-anthropic-client", "pydantic-ai-anthropic", "litellm-anthropic",
                      "litellm-anthropic-client"), _ANTHROPIC_SDK),
     # litellm's README: one interface to 100+ providers, OpenAI-compatible servers among them; n is passed on.
     **dict.fromkeys(("litellm-builder", "litellm-client"), Scope(
-        servers=_ANY, surface="litellm.completion(stream=True), litellm.stream_chunk_builder",
+        servers=_ANY, integer_ids=False, limits=(Limit(
+            frozenset({"disconnect", "disconnect-mid-arguments"}), frozenset({"incomplete_handed_on"}),
+            "litellm streaming_chunk_builder_utils.py, _finish_reason_of_chunks(unreported='stop'): a stream that "
+            "reported no finish reason is rebuilt as stop, as its stream wrapper does"),), surface="litellm.completion(stream=True), litellm.stream_chunk_builder",
         cite="litellm README and docs/providers: OpenAI-compatible endpoints, vLLM, Ollama, Groq, Fireworks, "
-             "Gemini, Azure, ...")),
+             "Gemini, Azure, ...; types/utils.py ChatCompletionDeltaToolCall: id is a str")),
     **dict.fromkeys(("pydantic-ai-parts", "pydantic-ai-openai"), _PYDANTIC_AI),
-    "llama-index": Scope(servers=_OPENAI, choices=1, integer_ids=False,
+    "llama-index": Scope(servers=_OPENAI, choices=1, integer_ids=False, limits=(Limit(
+        frozenset({"invalid-json"}), frozenset({"arguments_differ"}),
+        "llama-index-llms-openai base.py, get_tool_calls_from_response: arguments that do not parse become {} on "
+        "purpose ('this should handle both complete and partial jsons')"),),
                          surface="llama_index.llms.openai.OpenAI.stream_chat",
                          cite="llama-index-llms-openai: the OpenAI API (OpenAILike is a package of its own); "
                               "_stream_chat reads choices[0]"),
     "haystack": Scope(servers=_OPENAI, choices=1, integer_ids=False,
+                      limits=(Limit(frozenset({"invalid-json"}), frozenset({"call_lost"}),
+                                    "haystack components/generators/chat/openai.py: a call whose arguments are not "
+                                    "JSON is logged as a warning and 'will be skipped' (set tools_strict to avoid "
+                                    "it)"),
+                              Limit(frozenset({"length"}), frozenset({"incomplete_handed_on"}),
+                                    "haystack components/generators/chat/openai.py, _check_finish_reason: a reply "
+                                    "cut by length keeps its calls, with meta finish_reason 'length' and a logged "
+                                    "warning that it was truncated")),
                       surface="haystack.components.generators.chat.OpenAIChatGenerator with a streaming_callback",
                       cite="haystack docs, OpenAIChatGenerator: OpenAI's chat models; its chunk conversion "
                            "asserts one choice"),
     # The Agents SDK's docs, 'Models': any provider with an OpenAI-compatible Chat Completions API.
-    "openai-agents": Scope(servers=_ANY, choices=1,
+    "openai-agents": Scope(servers=_ANY, choices=1, integer_ids=False, limits=(Limit(
+        frozenset({"length"}), frozenset({"incomplete_handed_on"}),
+        "agents models/chatcmpl_stream_handler.py: finish_reason length is an error only for a response with no "
+        "text, call or refusal; one with function calls is handed on by design, as the non-streamed path does"),
+        Limit(frozenset({"disconnect", "disconnect-mid-arguments"}), frozenset({"incomplete_handed_on"}),
+              "agents models/chatcmpl_stream_handler.py: require_finish_reason is 'Enabled for the official OpenAI "
+              "endpoint only', as other providers' streams may end without one")),
                            surface="agents.models.openai_chatcompletions: ChatCmplStreamHandler.handle_stream",
                            cite="openai-agents docs 'Using other LLM providers'; it reads choices[0] and never "
-                                "sends n"),
-    "smolagents-agglomerate": Scope(servers=_ANY, choices=1,
+                                "sends n; ResponseFunctionToolCall.call_id is a str"),
+    "smolagents-agglomerate": Scope(servers=_ANY, choices=1, limits=_SMOLAGENTS,
                                     surface="smolagents OpenAIServerModel.generate_stream, agglomerate_stream_deltas",
                                     cite="smolagents docs: OpenAIServerModel for any OpenAI-compatible server; it "
                                          "reads choices[0]"),
@@ -94,10 +153,10 @@ SCOPES: dict[str, Scope] = {
                               cite="langchain-openai docs: ChatOpenAI targets the official OpenAI API spec only; "
                                    "n must be 1 when streaming"),
     # The message-chunk merge every LangChain chat model streams through, whatever server is behind it.
-    "langchain-core": Scope(servers=_ANY, choices=1,
+    "langchain-core": Scope(servers=_ANY, choices=1, integer_ids=False, limits=_LANGCHAIN_MERGE,
                             surface="langchain_core.messages.AIMessageChunk addition, tool_call_chunks",
                             cite="langchain-core: one message is one choice; every chat model integration "
-                                 "streams its chunks through it"),
+                                 "streams its chunks through it; ToolCallChunk.id is a str"),
     **dict.fromkeys(("jiter-partial", "jiter-trailing-strings", "pydantic-core-partial",
                      "pydantic-core-trailing-strings", "partial-json-parser", "partial-json-parser-no-str",
                      "json-repair", "json-repair-stream-stable", "langchain-core-partial", "langchain-core-chunk-args",
@@ -107,6 +166,14 @@ SCOPES: dict[str, Scope] = {
         servers=_OPENAI, integer_ids=False, surface="openai-node's ChatCompletionStream",
         cite="openai-node README (OpenAI, Azure OpenAI); its types give ids as strings")),
     "ai-sdk-parse-partial-json": _PARTIAL,
+    "sglang-qwen3-coder": Scope(
+        limits=(Limit(frozenset({"lookalike-strings"}), frozenset({"arguments_differ", "whole_differs"}),
+                      "sglang function_call/qwen3_coder_detector.py, _convert_param_value: 'Handle null value for "
+                      "any type' turns a parameter written null into None before the schema is read; the XML "
+                      "format cannot tell the string from the value"),),
+        surface="sglang's Qwen3CoderDetector", cite="sglang function_call/qwen3_coder_detector.py"),
+    "vllm-pythonic": Scope(limits=(_PYTHONIC_TEXT,), surface="vLLM's PythonicToolParser",
+                           cite="vllm tool_parsers/pythonic_tool_parser.py"),
 }
 
 

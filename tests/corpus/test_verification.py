@@ -46,9 +46,10 @@ def test_every_library_an_adapter_is_built_on_has_test_modules_and_what_they_imp
     # What the adapters on a library support: smolagents' one says from which release; openai's chat adapters
     # take every release, though its Responses adapters do not.
     assert found["smolagents"].since == "1.19.0" and found["openai"].since == ""
-    # litellm's two adapter modules and their two test modules.
+    # litellm's two adapter modules and their two test modules, and the scopes' test, which names its targets.
     assert set(found["litellm"].tests) == {"tests/targets/adapters/test_litellm.py",
-                                           "tests/targets/adapters/test_litellm_anthropic.py"}
+                                           "tests/targets/adapters/test_litellm_anthropic.py",
+                                           "tests/targets/adapters/test_scopes.py"}
 
 
 def _report(tmp_path: Path, cases: str) -> Path:

@@ -30,6 +30,16 @@ def test_the_calls_written_handed_on_as_the_same_values_are_right_however_writte
     assert kinds() == []
 
 
+def test_an_integer_past_a_double_s_precision_read_as_that_double_is_the_same_value():
+    # RFC 8259, section 6: precision past an IEEE double is each implementation's; orjson reads 2**64 + 38 so.
+    big = Outcome((Call(0, 0, None, "add", '{"n": [18446744073709551654, 0]}', COMPLETE),), None, "")
+    as_double = [Seen(index=0, id="call_0", name="add", arguments='{"n": [1.8446744073709552e+19, 0]}')]
+    assert compare_producer(big, as_double, "", as_double, "", MARKS) == []
+    # A number that is another double is still another value.
+    wrong = [Seen(index=0, id="call_0", name="add", arguments='{"n": [1.8446744073709550e+19, 0]}')]
+    assert [k for k, _ in compare_producer(big, wrong, "", wrong, "", MARKS)] == ["arguments_differ", "whole_differs"]
+
+
 def test_each_mistake_in_the_streamed_calls_is_its_kind():
     assert kinds(RIGHT[:1]) == ["call_lost"]
     assert kinds(RIGHT + streamed(("x", "{}"))) == ["phantom_call"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from toolfuzz.judge.grading import grade_of
 from toolfuzz.severity import Evidence, Harm, Severity
-from toolfuzz.targets.base import Scope
+from toolfuzz.targets.base import Limit, Scope
 
 OPENAI = Scope(servers=frozenset({"openai", "azure"}))
 ANY = Scope()
@@ -57,3 +57,36 @@ def test_a_shape_is_read_in_its_own_dialect():
     anthropic = Scope(servers=frozenset({"anthropic"}))
     assert grade_of("call_lost", ["error-event"], anthropic, "anthropic").severity is Severity.BUG
     assert grade_of("call_lost", ["error-event"], OPENAI, "openai-chat").severity is Severity.ROBUSTNESS
+
+
+def test_what_a_library_documents_for_a_shape_is_never_a_bug_and_the_grade_cites_where_it_says_so():
+    skips = Limit(frozenset({"invalid-json"}), frozenset({"call_lost"}), "its docs: such a call 'will be skipped'")
+    scope = Scope(limits=(skips,))
+    assert grade_of("call_lost", ["invalid-json"], ANY).severity is Severity.BUG
+    graded = grade_of("call_lost", ["invalid-json", "multi-call"], scope)
+    assert graded.severity is Severity.ROBUSTNESS and graded.limit is skips
+    assert "will be skipped" in graded.why and graded.to_json()["documented"] == skips.cite
+    # Another kind on the same shape, or the same kind on other shapes, is not what the library documented.
+    assert grade_of("arguments_differ", ["invalid-json"], scope).severity is Severity.BUG
+    assert grade_of("call_lost", ["multi-call"], scope).severity is Severity.BUG
+    # A limit with no kinds covers every kind on its shapes.
+    every = Scope(limits=(Limit(frozenset({"content-before"}), cite="a TODO"),))
+    assert grade_of("call_lost", ["content-before"], every, "text:pythonic").severity is Severity.ROBUSTNESS
+
+
+def test_text_after_or_between_a_model_s_calls_and_a_clean_end_before_the_finish_have_the_evidence_they_have():
+    # No template renders text after calls; only llama-server is known to end a body cleanly mid-stream.
+    assert grade_of("content_differs", ["content-after"], ANY, "text:hermes").severity is Severity.ROBUSTNESS
+    assert grade_of("content_differs", ["content-between"], ANY, "text:hermes").severity is Severity.ROBUSTNESS
+    assert grade_of("content_differs", ["content-before"], ANY, "text:hermes").severity is Severity.BUG
+    assert grade_of("incomplete_handed_on", ["disconnect"], ANY).severity is Severity.BUG
+    assert grade_of("incomplete_handed_on", ["disconnect"], OPENAI).severity is Severity.ROBUSTNESS
+    assert grade_of("incomplete_handed_on", ["length"], OPENAI).severity is Severity.BUG
+
+
+def test_two_entries_of_one_call_in_a_chunk_and_white_space_around_the_arguments_are_inferred():
+    assert grade_of("arguments_misattributed", ["multi-entry-chunk"], OPENAI).severity is Severity.BUG
+    assert grade_of("arguments_misattributed", ["same-call-entries"], OPENAI).severity is Severity.ROBUSTNESS
+    assert grade_of("raised", ["padded-json"], ANY).severity is Severity.ROBUSTNESS
+    # White space around a JSON text is JSON (RFC 8259): a parser that follows it is held to it.
+    assert grade_of("final_differs", ["padded-json"], Scope(specs=frozenset({"json"}))).severity is Severity.BUG

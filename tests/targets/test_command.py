@@ -61,9 +61,13 @@ PROGRAM = textwrap.dedent('''
     elif "old-protocol" in sys.argv:
         say({**hello, "protocol": "toolfuzz-subprocess/0"})
     elif "scoped" in sys.argv:
-        say({**hello, "scope": {"servers": ["openai"], "choices": 1, "integer_ids": False, "surface": "x.y()"}})
+        say({**hello, "scope": {"servers": ["openai"], "choices": 1, "integer_ids": False, "surface": "x.y()",
+                                "limits": [{"features": ["invalid-json"], "kinds": ["call_lost"],
+                                            "cite": "README: skipped"}]}})
     elif "bad-scope" in sys.argv:
         say({**hello, "scope": {"servers": ["openia"]}})
+    elif "bad-limits" in sys.argv:
+        say({**hello, "scope": {"limits": [{"features": ["invalid-json"]}]}})
     else:
         say(hello)
     if "deaf" in sys.argv:
@@ -314,6 +318,7 @@ def test_an_oversized_answer_line_is_a_bad_return(target):
     ("old-protocol", "'protocol' is 'toolfuzz-subprocess/0'"),
     ("exit", "exited with status 4; stderr ends: cannot find my assembler"),
     ("bad-scope", "handshake field 'scope': unknown servers in its scope \\['openia'\\]"),
+    ("bad-limits", "handshake field 'scope.limits' must be a list of objects .* and a cite"),
 ])
 def test_a_bad_or_missing_handshake_is_one_usage_error_naming_the_spec(program, arg, words):
     spec = f"cmd:{sys.executable} {program} {arg}"
@@ -325,6 +330,8 @@ def test_the_handshake_s_scope_is_what_the_program_s_findings_are_graded_against
     (target,) = resolve(f"cmd:{sys.executable} {program} scoped")
     assert target.scope.servers == frozenset({"openai"}) and target.scope.choices == 1
     assert not target.scope.integer_ids and target.scope.surface == "x.y()"
+    assert target.scope.limit_for("call_lost", ["invalid-json"]).cite == "README: skipped"
+    assert target.scope.limit_for("arguments_differ", ["invalid-json"]) is None
     (open_scope,) = resolve(f"cmd:{sys.executable} {program}")
     assert open_scope.scope.any_server and open_scope.scope.choices is None
 
