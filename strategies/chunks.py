@@ -68,7 +68,10 @@ def groupings(draw: Any, steps: Sequence[Step], active: frozenset[str]) -> list[
         if groups and merging and boolean(draw):
             own_finish = s.kind == "finish" and any(p.choice == s.choice and p.kind == "entry" for p in groups[-1])
             other_choice = any(p.choice != s.choice for p in groups[-1]) and not allows("multi-choice-chunk")
-            if not (own_finish or other_choice):
+            entries = [p.call for p in groups[-1] if p.kind == "entry" and p.choice == s.choice]
+            same_call = s.kind == "entry" and s.call in entries and not allows("same-call-entries")
+            other_call = s.kind == "entry" and any(c != s.call for c in entries) and not allows("multi-entry-chunk")
+            if not (own_finish or other_choice or same_call or other_call):
                 groups[-1].append(s)
                 continue
         groups.append([s])

@@ -85,6 +85,10 @@ _OTHERS = [
     # Read cuts: TCP.
     *(_inherent(n, _TCP) for n in ("read-splits-utf8", "read-splits-crlf", "read-splits-field", "byte-reads",
                                   "burst-read")),
+    # Fixtures written before the role chunk opened every plain stream list it as a feature of their own.
+    Shape("role-chunk", Source.PROVIDER, "a role chunk opens each choice: what every captured server sends, and "
+                                         "the plain stream since (openai-python .inline-snapshot 453df473e962*.bin)",
+          _s("openai vllm sglang"), _s("openai azure"), dialects=_CHAT),
     # Framing (WHATWG SSE): what a decoder that follows the spec reads, and which servers send it.
     _sse("crlf", "WHATWG SSE 9.2.5 (CRLF, LF or CR end a line); Vertex AI's alt=sse and sse-starlette frame "
                  "with CRLF (call-shapes.md F4)"),

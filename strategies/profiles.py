@@ -1,8 +1,9 @@
 """Call shapes: named, composable profiles of what real servers send.
 
 Each profile is one deviation from the documented OpenAI shape (``openai``),
-with the evidence that a server sends it (see
-``/work/shared/research/call-shapes.md`` for the full catalogue).  A case
+with the evidence that a server sends it: the issue, capture or server code
+it was seen in (``toolfuzz profiles -v`` lists them; "call-shapes.md" below
+names the project's research notes the citations were gathered in).  A case
 draws a set of compatible profiles; the empty set is the ``openai`` shape,
 which is where shrinking ends.
 
@@ -127,10 +128,11 @@ _P = [
     Profile("stop-finish", 'finish_reason "stop" instead of "tool_calls"',
             "googleapis/python-genai#2868; vLLM named tool_choice; huggingface/text-generation-inference#2794",
             seen_from=_S('gemini-compat', 'vllm', 'tgi')),
-    # Every OpenAI stream opens with delta {"role":"assistant","content":null} (openai-python captures).
-    Profile("role-chunk", "a role chunk opens each choice",
-            "openai-python .inline-snapshot 453df473e962*.bin; vLLM/SGLang serving code",
-            seen_from=_S('openai', 'vllm', 'sglang'), documented_by=_S('openai', 'azure')),
+    # Every captured server opens each choice with delta {"role":"assistant",...} (openai-python's captures,
+    # vLLM's and SGLang's serving code, llama-server), so the plain stream does; its absence is a shape of its own.
+    Profile("no-role-chunk", "no delta carries a role: a choice opens straight with its calls",
+            "inferred: OpenAI (openai-python .inline-snapshot 453df473e962*.bin), vLLM, SGLang and llama-server "
+            "all open each choice with role assistant; openai-node's finalChatCompletion asserts it"),
     # Models often say something first ("Let me check"), then call (vLLM common_tests: surrounding text).
     Profile("text-before-calls", "content text before the calls",
             "vllm-project/vllm tests/tool_parsers/common_tests.py; Anthropic text block then tool_use",

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import orjson
 
-from toolfuzz.strategies.stage import pick, stage
+from toolfuzz.strategies.stage import allows, pick, stage
 
 __all__ = ["SERIALISERS", "Serialiser", "serialisers_for", "serialisations"]
 
@@ -57,6 +57,8 @@ def serialisers_for(value: Any) -> tuple[Serialiser, ...]:
 def serialisations(draw: Any, value: Any, ascii_only: bool | None = None) -> str:
     """One JSON text for ``value``; ``ascii_only`` forces (True) or forbids (False) \\u escapes."""
     choices = serialisers_for(value)
+    if not allows("padded-json"):
+        choices = tuple(s for s in choices if s.name != "padded")
     if ascii_only is not None:
         choices = tuple(s for s in choices if s.name.startswith("ascii") == ascii_only)
     return pick(draw, choices).write(value)

@@ -139,7 +139,7 @@ def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozens
             else:
                 steps.append(Step(c, "finish", reason=reason))
             prefix = []
-            if "role-chunk" in active:
+            if "no-role-chunk" not in active:
                 prefix.append(Step(c, "role", content=pick(draw, [None, ""])))
             if "text-before-calls" in active:
                 prefix.append(Step(c, "text", content=pick(draw, _TEXTS)))

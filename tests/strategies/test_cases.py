@@ -116,6 +116,26 @@ def test_cases_shrink_to_the_plain_openai_stream():
     assert case.features == ("done", "lf", "openai", "single-read") == tuple(sorted(PLAIN_WIRE))
     assert case.wire.startswith(b'data: {"id":"chatcmpl-toolfuzz"') and case.wire.endswith(b"data: [DONE]\n\n")
     assert [c.status for c in case.expected.calls] == ["complete"]
+    # As every captured server does, the plain stream opens its choice with the assistant's role.
+    assert json.loads(case.events[0].data)["choices"][0]["delta"]["role"] == "assistant"
+
+
+def _chunks(case):
+    for event in case.events:
+        try:
+            yield json.loads(event.data)
+        except ValueError:
+            continue  # [DONE], and what a server sends after it
+
+
+def test_a_stream_without_a_role_chunk_is_a_shape_of_its_own():
+    planner = Planner(dialect="openai-chat", profiles=["no-role-chunk"])
+    for seed in range(50):
+        case = planner.draw(seed)
+        assert "no-role-chunk" in case.features
+        assert not any("role" in (c.get("delta") or {}) for chunk in _chunks(case) for c in chunk.get("choices") or [])
+    with_role = Planner(dialect="openai-chat", profiles=["openai"]).draw(0)
+    assert "no-role-chunk" not in with_role.features
 
 
 def test_unknown_profiles_and_unusable_tools_are_refused():
