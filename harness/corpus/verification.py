@@ -56,6 +56,9 @@ DOCS_END = "<!-- end verified -->"
 _TESTS = Path("tests", "targets", "adapters")
 #: What every verification environment has beside the libraries: what the adapters' tests run with.
 _TEST_REQUIREMENTS = ("pytest>=8", "pytest-timeout>=2.3")
+#: Test modules of the adapters' own tables (each target's scope), which need no library: they name every target,
+#: and taken for a library's tests they would install every other library beside it.
+_TABLE_TESTS = frozenset({"test_scopes.py"})
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ class Verdict:
 def libraries(source: Path) -> list[Library]:
     """Every library an adapter is built on, with the test modules under ``source`` that import its adapters."""
     folder = source / _TESTS
-    texts = {p: p.read_text(encoding="utf-8") for p in sorted(folder.glob("test_*.py"))}
+    texts = {p: p.read_text(encoding="utf-8") for p in sorted(folder.glob("test_*.py")) if p.name not in _TABLE_TESTS}
     grouped: dict[str, list[Adapter]] = {}
     for adapter in KNOWN:
         # An engine in a built-in environment runs the release its recipe pins, and installs as the recipe says
@@ -100,7 +103,9 @@ def libraries(source: Path) -> list[Library]:
         tests = [p for p, text in texts.items() if any(_covers(text, a) for a in group)]
         # A test module may check other adapters beside these (the partial parsers are tested side by side):
         # their libraries go in too, so that its tests of this one do not skip.
-        beside = {d for a in KNOWN if any(_covers(texts[p], a) for p in tests) for d in a.distributions}
+        # Not an engine's, which installs only as its environment's recipe says (see above).
+        beside = {d for a in KNOWN if not a.environment and any(_covers(texts[p], a) for p in tests)
+                  for d in a.distributions}
         beside |= {d for a in group for d in a.distributions}
         beside.discard(distribution)
         since = min((a.since for a in group), key=version_key) if all(a.since for a in group) else ""

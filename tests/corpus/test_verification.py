@@ -46,10 +46,15 @@ def test_every_library_an_adapter_is_built_on_has_test_modules_and_what_they_imp
     # What the adapters on a library support: smolagents' one says from which release; openai's chat adapters
     # take every release, though its Responses adapters do not.
     assert found["smolagents"].since == "1.19.0" and found["openai"].since == ""
-    # litellm's two adapter modules and their two test modules, and the scopes' test, which names its targets.
+    # litellm's two adapter modules and their two test modules.
     assert set(found["litellm"].tests) == {"tests/targets/adapters/test_litellm.py",
-                                           "tests/targets/adapters/test_litellm_anthropic.py",
-                                           "tests/targets/adapters/test_scopes.py"}
+                                           "tests/targets/adapters/test_litellm_anthropic.py"}
+    # The scopes' test names every target but needs no library: taken for sseclient-py's, it had every other
+    # library installed beside it, the engines with their GPU stacks among them, and the release never installed.
+    assert found["sseclient-py"].tests == ("tests/targets/adapters/test_sseclient_py.py",)
+    assert found["sseclient-py"].others == ()
+    engines = {d for a in adapters.KNOWN if a.environment for d in a.distributions}
+    assert not any(engines & set(lib.others) for lib in found.values())
 
 
 def _report(tmp_path: Path, cases: str) -> Path:

@@ -116,11 +116,12 @@ def test_the_read_cuts_a_bug_needs_stay_on_their_lines_while_calls_are_taken_out
     # read-as-delta loses a call whose data line a read cuts: its known minimum is one call in three
     # reads.  A cut is an offset into the wire, so taking an earlier call out moves it to other bytes;
     # the reduction must put it back on the line it cut.  On these drawn cases (found by reducing every
-    # multi-call one of the first 6000 seeds) it stopped at several calls while cuts were left to move.
+    # multi-call one of the first seeds with the cuts left where they were, reads.pinned answering None) it
+    # stopped at two or three calls while cuts were left to move.
     mutant = next(m for m in SELFTEST if m.name == "selftest-read-as-delta")
     minimum = (mutant.extra["minimal"]["calls"], mutant.extra["minimal"]["reads"])
     reduced = {}
-    for seed in (146, 3227, 5352, 5737):
+    for seed in (61, 112, 222, 517):
         case = PLANNER.draw(seed)
         seen = observe(mutant, case, chunks_of(case), 5.0)
         (divergence, *_) = compare(case.expected, seen, mutant, expected_events(case))

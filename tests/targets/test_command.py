@@ -530,9 +530,13 @@ def test_a_short_run_through_node_saves_fixtures_that_replay_as_recorded(node_ta
     # Whatever the package gets wrong, the protocol itself held: no garbled, late or dead answers.
     assert not kinds_found & {"bad_return", "timed_out", "blocked_action"}, row
     assert not any(w in d["detail"] for d in row["divergences"] for w in ("ProtocolError", "ChildDied")), row
-    # The pinned version's finalChatCompletion() rejects any stream whose first delta has no role.
-    assert any(d["kind"] == "raised" and "missing role for choice 0" in d["detail"] for d in row["divergences"])
-    assert code == 1
+    # The package diverges on some of the shapes drawn, and the exit status says whether any is graded a bug.
+    assert row["divergences"], row
+    assert code == (1 if any(d["severity"] == "bug" for d in row["divergences"]) else 0), row
+    # Every choice opens with a role chunk, as every captured server sends it: finalChatCompletion()'s assertion
+    # of the role (which raises on a stream without one) is not met on such a stream.
+    assert not any("missing role" in d["detail"] for d in row["divergences"]
+                   if "no-role-chunk" not in d["grade"]["features"]), row
     fixtures = sorted(tmp_path.glob("openai-node-stream/*.json"))
     assert len(fixtures) == len(row["divergences"])
     for path in fixtures:
