@@ -10,6 +10,8 @@ from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.selftest import SELFTEST
+from toolfuzz.targets.selftest.mutants import HandOutAfterDisconnect
+from toolfuzz.targets.selftest.plain import PlainAssembler
 
 SHARED = next(m for m in SELFTEST if m.name == "selftest-shared-buffer")
 HAND_OUT = next(m for m in SELFTEST if m.name == "selftest-hand-out-after-disconnect")
@@ -84,17 +86,28 @@ def test_a_call_handed_on_after_a_disconnect_is_reported_under_the_plainest_unfi
     assert reduced.complete and set(reduced.case.features) - PLAIN_FEATURES == {"length"}
 
 
+def _hands_on_unfinished_calls_but_one_of_two_cut_by_length(chunks):
+    # Hands on the calls of a stream that never finished them (as hand-out-after-disconnect does), except that
+    # two or more cut by `length` are held back rightly: another call in the case stands in the way of the
+    # swap to the plainest ending, until a sweep takes it out.
+    finishes = {choice.get("finish_reason") for chunk in chunks for choice in chunk.get("choices") or []}
+    calls = PlainAssembler().run(chunks)
+    return calls if "length" in finishes and len(calls) > 1 else HandOutAfterDisconnect().run(chunks)
+
+
 def test_the_endings_are_traded_again_once_a_sweep_took_out_what_stood_in_their_way():
-    # Met by a search (seed 0, its 4652nd case): under `length` two calls with a missing index and invalid JSON
-    # do not show the call handed on, so the first swap is refused; once a sweep has taken those out it holds.
-    # With the work a reduction gets when the share is all but spent, it must come back to the swap before the
-    # lowerings, or it keeps the ending it was met under (a second signature for the mistake).
-    case = PLANNER.draw(7560740981060492006)
-    assert set(case.features) - PLAIN_FEATURES == {"error-event", "index-missing", "invalid-json", "multi-call",
-                                                   "no-first-id", "read-splits-field"}
-    seen = observe(HAND_OUT, case, chunks_of(case), 5.0)
-    (divergence, *_) = compare(case.expected, seen, HAND_OUT, expected_events(case))
-    reduced = reduce(PLANNER.render, HAND_OUT, case, seen, divergence, timeout=5.0, plain=PLAIN_FEATURES,
+    # With the work a reduction gets when the share is all but spent, it must come back to the swap once a
+    # sweep took out the call in its way, before the lowerings, or it keeps the ending it was met under (a
+    # second signature for the mistake).  On this case (found by reducing the first multi-call cases with
+    # the swaps tried only first) it kept error-chunk and multi-choice.
+    target = Target("one-of-two", _hands_on_unfinished_calls_but_one_of_two_cut_by_length, level="events")
+    case = PLANNER.draw(2612)
+    assert set(case.features) - PLAIN_FEATURES == {"burst-read", "comments", "crlf", "error-chunk", "interleaved",
+                                                   "multi-call", "multi-choice", "no-space", "padded-json"}, (
+        "the planner draws another case for this seed: find one again that needs the swaps after a sweep")
+    seen = observe(target, case, chunks_of(case), 5.0)
+    (divergence, *_) = compare(case.expected, seen, target, expected_events(case))
+    reduced = reduce(PLANNER.render, target, case, seen, divergence, timeout=5.0, plain=PLAIN_FEATURES,
                      max_work=10_000)
     assert divergence.kind == "incomplete_handed_on" and set(reduced.case.features) - PLAIN_FEATURES == {"length"}
 
