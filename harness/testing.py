@@ -48,6 +48,7 @@ from toolfuzz.engine.search import search
 from toolfuzz.judge.contestants import plain_target, qualified_name
 from toolfuzz.errors import UsageError
 from toolfuzz.severity import Severity
+from toolfuzz.state import DEFAULT, kept
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import LEVELS, Target
@@ -56,7 +57,7 @@ from toolfuzz.vocabulary import DIALECTS, Tool
 __all__ = ["check_assembler", "check_fixture", "Diverges", "seed_for", "DEFAULT_FINDINGS", "settings"]
 
 #: Where fixtures go when neither the call nor ``--toolfuzz-findings`` says: out of any tracked folder.
-DEFAULT_FINDINGS = Path(".toolfuzz") / "findings"
+DEFAULT_FINDINGS = DEFAULT / "findings"
 #: What the pytest plugin sets from its options: ``findings`` (a folder) and ``seed`` (an int or None).
 settings: dict[str, Any] = {"findings": None, "seed": None}
 
@@ -135,6 +136,8 @@ def check_assembler(fn: Callable[..., Any] | Target, *, level: str = "events", d
     if seed is None:
         seed = settings["seed"] if settings["seed"] is not None else seed_for(test or target.name)
     root = Path(findings if findings is not None else settings["findings"] or DEFAULT_FINDINGS)
+    if root == DEFAULT_FINDINGS:
+        kept(DEFAULT)
     try:
         floor = fail_on if isinstance(fail_on, Severity) else Severity.parse(fail_on)
         planner = Planner(tools=tools, profiles=list(profiles) if profiles is not None else None, dialect=dialect,

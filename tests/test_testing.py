@@ -15,7 +15,8 @@ from toolfuzz.corpus.fixtures import load
 from toolfuzz.errors import UsageError
 from toolfuzz.targets.selftest import mutants
 from toolfuzz.targets.selftest.plain import assemble_chunks
-from toolfuzz.testing import Diverges, check_assembler, check_fixture, seed_for
+from toolfuzz.state import IGNORE
+from toolfuzz.testing import DEFAULT_FINDINGS, Diverges, check_assembler, check_fixture, seed_for
 from tests.paths import ROOT
 
 pytest_plugins = ["pytester"]
@@ -196,3 +197,11 @@ def test_check_fixture_judges_a_partial_parser_on_every_prefix_of_a_finding():
     with pytest.raises(Diverges) as raised:
         check_fixture(number_early, finding, level="partial")
     assert [d.kind for d in raised.value.divergences] == ["number_before_complete"]
+
+
+def test_findings_kept_by_default_go_in_a_state_folder_that_ignores_itself(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(AssertionError, match="diverges"):
+        check_assembler(mutants.shared_buffer, max_examples=400, seed=3)
+    assert list((tmp_path / DEFAULT_FINDINGS).rglob("*.json"))
+    assert (tmp_path / ".toolfuzz" / ".gitignore").read_text() == IGNORE

@@ -28,6 +28,7 @@ from typing import Sequence
 from toolfuzz import __version__
 from toolfuzz.cli.streams import guarded
 from toolfuzz.errors import Exit, UsageError
+from toolfuzz.state import DEFAULT, kept
 
 __all__ = ["main", "COMMANDS"]
 
@@ -81,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"toolfuzz {args.command}: interrupted", file=sys.stderr)
             return Exit.INTERRUPTED
         except Exception as e:  # noqa: BLE001 - a bug of ours: said in one line, its traceback kept
-            where = _keep_traceback(Path(getattr(args, "state", None) or ".toolfuzz"), args.command, argv)
+            where = _keep_traceback(Path(getattr(args, "state", None) or DEFAULT), args.command, argv)
             print(f"toolfuzz {args.command}: internal error, a bug in toolfuzz {__version__} "
                   f"({type(e).__name__}: {' '.join(str(e).split())[:200]}); "
                   + (f"the traceback is in {where}" if where else "its traceback is above")
@@ -96,6 +97,7 @@ def _keep_traceback(state: Path, command: str, argv: list[str]) -> Path | None:
     try:
         from toolfuzz.corpus.fixtures import write_atomic
 
+        kept(state)
         write_atomic(path, f"toolfuzz {__version__}: toolfuzz {shlex.join(argv)}\n{text}")
     except Exception:  # noqa: BLE001 - the traceback must reach someone
         sys.stderr.write(text)

@@ -23,6 +23,7 @@ from toolfuzz.outputs.console import Console
 from toolfuzz.outputs.report import DEATH_KINDS, fixed_findings, write_report
 from toolfuzz.outputs.run_results import junit, summary, table
 from toolfuzz.severity import Severity
+from toolfuzz.state import DEFAULT, kept
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
 
 DEFAULT_BUDGET = 90.0
@@ -76,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--database", metavar="PATH|redis://HOST:PORT/N|none", default=None,
                    help="where the seeds of failing cases are kept for the next run to draw first (default "
                    "STATE/db, or none with --seed)")
-    p.add_argument("--state", default=".toolfuzz", metavar="DIR",
+    p.add_argument("--state", default=str(DEFAULT), metavar="DIR",
                    help="the run's own files: the default database and the cases in flight (default .toolfuzz)")
     p.add_argument("--shard", metavar="I/N", help="run only shard I of N of the (target, profile) pairs")
     p.add_argument("--fail-on", type=severity_option, default=Severity.BUG, metavar="SEVERITY",
@@ -103,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     # Not ./findings by default: run inside a project (this one included), a run must not mix its output into
     # a tracked, curated folder unawares.
     root = Path(args.findings) if args.findings is not None else Path(args.state) / "findings"
+    # Made now, ignoring itself in git: the database, the cases in flight and (by default) the findings go there.
+    kept(args.state)
     # Every consumer of the run's events, in order: the writer first, so the terminal can say where a finding went.
     writer = FindingWriter(root)
     console = Console(sys.stderr, writer)

@@ -46,6 +46,18 @@ def test_by_default_fixtures_go_under_the_state_folder_never_into_a_findings_fol
     assert not any((tmp_path / "findings").iterdir())
 
 
+def test_a_run_in_a_git_repository_leaves_git_status_as_it_was(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    code, _, err = run(capsys, "--target", "selftest-hand-out-after-disconnect", "--max-examples", 100,
+                       "--seed", 3)
+    # Its findings were written under .toolfuzz/, which ignores itself.
+    assert code == 1 and list((tmp_path / ".toolfuzz" / "findings").rglob("*.json")), err
+    shown = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path,
+                           capture_output=True, text=True, check=True)
+    assert shown.stdout == ""
+
+
 def test_a_broken_target_exits_1_and_leaves_a_fixture_with_a_show_command(tmp_path, capsys):
     code, out, err = run(capsys, "--target", "selftest-hand-out-after-disconnect", "--max-examples", 300,
                          "--budget", 120, "--seed", 3, "--findings", tmp_path, "--junit", tmp_path / "run.xml")
