@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable
 
@@ -109,7 +110,7 @@ def check_fixture(fn: Callable[..., Any] | Target, path: str | os.PathLike[str],
     if found:
         raise Diverges("\n".join([f"toolfuzz: {target.name} diverges on {path}:",
                                   *(f"  {d.kind}: {d.detail}" for d in found),
-                                  f"  (toolfuzz show {path} shows the stream)"]), tuple(found))
+                                  f"  (toolfuzz show {shlex.quote(str(path))} shows the stream)"]), tuple(found))
 
 
 def check_assembler(fn: Callable[..., Any] | Target, *, level: str = "events", dialect: str = "openai-chat",
@@ -155,5 +156,5 @@ def check_assembler(fn: Callable[..., Any] | Target, *, level: str = "events", d
              f"severity {floor.value} or graver ({stats.examples} examples, seed {seed}):"]
     for finding, path in failing:
         lines.append(f"  {finding.grade.severity.value}: {finding.signature}: {finding.divergence.detail}")
-        lines.append(f"    -> {path}   (toolfuzz show {path})")
+        lines.append(f"    -> {path}   (toolfuzz show {shlex.quote(str(path))})")
     raise AssertionError("\n".join(lines))

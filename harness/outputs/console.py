@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import time
 from typing import TextIO
 
@@ -41,7 +42,7 @@ class Console:
             more = "".join(f"\n  replaces {old} (it needed more features)" for old in event.replaces)
             grade = finding.grade
             self.line(f"diverges: {finding.signature}\n  {grade.severity.value}: {finding.divergence.detail}\n"
-                      f"  ({grade.why})\n  -> {path}{note}\n  toolfuzz show {path}{more}")
+                      f"  ({grade.why})\n  -> {path}{note}\n  toolfuzz show {shlex.quote(str(path))}{more}")
         elif isinstance(event, Progress):
             self._progress(event.stats, event.phase)
         elif isinstance(event, Finished):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shlex
 from dataclasses import replace
 
 from tests.corpus.test_findings import finding
@@ -40,3 +41,16 @@ def test_each_event_says_what_a_person_needs_and_a_finding_where_it_went(tmp_pat
                            f"  replaces {older.signature} (it needed more features)"]
     assert lines[14].startswith("done: 12 examples in ") and "(examples spent); 3 later divergences" in lines[14]
     assert lines[15] == "flaky: Flaky: x"
+
+
+def test_the_show_command_of_a_finding_is_quoted_for_the_shell(tmp_path):
+    out = io.StringIO()
+    root = tmp_path / "night's findings"  # a space and a quote, as a user's folder may have
+    writer = FindingWriter(root)
+    found = replace(finding("two-calls-interleaved"), seed=1)
+    for event in (Found(found),):
+        writer(event)
+        Console(out, writer)(event)
+    path, _ = writer.where(found)
+    (shown,) = [line for line in out.getvalue().splitlines() if line.startswith("  toolfuzz show ")]
+    assert shlex.split(shown) == ["toolfuzz", "show", str(path)]
