@@ -14,6 +14,7 @@ from toolfuzz.cli.arguments import memory_size, severity_option
 from toolfuzz.cli.streams import result, when_gone
 from toolfuzz.corpus.findings import FindingWriter
 from toolfuzz.corpus.fixtures import write_atomic
+from toolfuzz.engine.database import directory_of
 from toolfuzz.engine.events import Event, Stats
 from toolfuzz.engine.runner import RunConfig, execute
 from toolfuzz.engine.signals import stop_on_signals
@@ -140,6 +141,9 @@ def _check_folders(args: argparse.Namespace) -> None:
     need_writable(args.state, f"--state {args.state}")
     if args.findings is not None:
         need_writable(args.findings, f"--findings {args.findings}")
+    # The default database is in the state folder, asked above; one named elsewhere is asked here, before the
+    # state folder is made, so that a refused one leaves nothing behind.
+    directory_of(args.database)
     for option, file in (("--junit", args.junit), ("--report", args.report)):
         if file:
             need_writable(Path(file).parent, f"{option} {file}")

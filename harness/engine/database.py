@@ -24,7 +24,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from toolfuzz.errors import UsageError, need_writable
 
-__all__ = ["DEFAULT_DATABASE", "SeedStore", "open_database", "namespace_for"]
+__all__ = ["DEFAULT_DATABASE", "SeedStore", "directory_of", "open_database", "namespace_for"]
 
 DEFAULT_DATABASE = ".toolfuzz/db"
 
@@ -35,18 +35,28 @@ def namespace_for(targets: Iterable[str], profiles: Iterable[str] | None) -> byt
     return hashlib.sha256(text.encode()).hexdigest()[:16].encode()
 
 
+def directory_of(spec: str | None) -> Path | None:
+    """The folder a ``--database`` spec keeps its seeds in, checked writable; None for no store or a server.
+
+    A run asks it before anything runs, with the other folders it writes in, so that a refused database
+    leaves nothing made behind (the state folder included)."""
+    if spec is None or spec.lower() == "none" or spec.startswith(("redis://", "rediss://", "unix://")):
+        return None
+    path = Path(spec)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--database {spec}: not a directory")
+    # The store drops what it cannot write without a word: a run would remember nothing.
+    need_writable(path, f"--database {spec}")
+    return path
+
+
 def open_database(spec: str | None, namespace: bytes) -> SeedStore | None:
     """``none`` (or None): no store; ``redis://...``: a Redis server; anything else: a directory."""
     if spec is None or spec.lower() == "none":
         return None
     if spec.startswith(("redis://", "rediss://", "unix://")):
         return SeedStore(_redis(spec), namespace)
-    path = Path(spec)
-    if path.exists() and not path.is_dir():
-        raise UsageError(f"--database {spec}: not a directory")
-    # The store drops what it cannot write without a word: a run would remember nothing.
-    need_writable(path, f"--database {spec}")
-    return SeedStore(DirectoryBasedExampleDatabase(str(path)), namespace)
+    return SeedStore(DirectoryBasedExampleDatabase(str(directory_of(spec))), namespace)
 
 
 def _redis(url: str) -> ExampleDatabase:
