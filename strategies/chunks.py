@@ -83,15 +83,20 @@ def usage_chunk(active: frozenset[str]) -> dict[str, Any]:
             "usage": {"prompt_tokens": 82, "completion_tokens": 17, "total_tokens": 99}}
 
 
+#: Azure's own annotation chunks carry no completion's envelope: empty id, object and model, created 0 (as
+#: captured in microsoft/semantic-kernel#3650, microsoft/autogen#6465 and langchain-ai/langchain#18977).
+_AZURE_ENVELOPE = {"id": "", "object": "", "created": 0, "model": ""}
+
+
 def azure_filter_chunk() -> dict[str, Any]:
-    return {"id": "", "object": "", "created": 0, "model": "", "choices": [],
+    return {**_AZURE_ENVELOPE, "choices": [],
             "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {
                 "hate": {"filtered": False, "severity": "safe"},
                 "self_harm": {"filtered": False, "severity": "safe"}}}]}
 
 
 def content_filter_chunk(choice: int) -> dict[str, Any]:
-    return {**_ENVELOPE, "choices": [{
+    return {**_AZURE_ENVELOPE, "choices": [{
         "index": choice, "finish_reason": None,
         "content_filter_results": {"hate": {"filtered": False, "severity": "safe"}},
         "content_filter_offsets": {"check_offset": 0, "start_offset": 0, "end_offset": 120}}]}

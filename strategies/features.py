@@ -172,6 +172,10 @@ _IN_DIALECT = [
                                _s("openai"), _s("openai"))),
     ("anthropic", Shape("error-event", Source.PROVIDER, "Anthropic's streaming docs: error events such as "
                                                         "overloaded_error", _s("anthropic"), _s("anthropic"))),
+    # Llama 3.1's JSON tool-calling template writes an assistant's call as the bare JSON object and drops the
+    # message's content, and sglang's Llama32Detector documents no text before <|python_tag|> either.
+    ("text:llama3", Shape("content-before", Source.INFERRED, "text before a Llama 3 call: its chat template "
+                                                             "renders none beside a call")),
 ]
 
 #: Every known feature's shape in every dialect; a profile's comes from its own evidence.

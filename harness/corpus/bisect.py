@@ -27,8 +27,12 @@ over: the search goes on among the others.  The oldest releases often cannot
 load the target at all (the API an adapter needs came later): the first that
 loads is then found by halving too, in about ``log2(n)`` probes.  Every
 release probed is reported with its verdict; "introduced" is the first change
-to ``fails``, "fixed" the first change from ``fails`` (to ``passes`` or
-``changed``), so a bug that came in 1.2 and left in 1.5 has both.
+from ``passes`` to ``fails``, "fixed" the first change from ``fails`` (to
+``passes`` or ``changed``), so a bug that came in 1.2 and left in 1.5 has both.
+A change from ``changed`` to ``fails`` introduces nothing: the release before
+it broke on the same stream another way (or the same way in a frame since
+renamed: a crash state names the class), so all that is known is where the
+recorded root cause is first seen, which the description says as "fails from".
 """
 
 from __future__ import annotations
@@ -163,7 +167,7 @@ def bisect(fixture: str, versions: list[str], probe: Callable[[str], str], sampl
     probed = loaded()
     changes = [(tested[versions[left]], versions[right], tested[versions[right]])
                for left, right in zip(probed, probed[1:]) if tested[versions[left]] != tested[versions[right]]]
-    introduced = next((v for _, v, verdict in changes if verdict == "fails"), None)
+    introduced = next((v for before, v, verdict in changes if before == "passes" and verdict == "fails"), None)
     # Fixed where the recorded root cause stops, whether the release then agrees or diverges another way.
     fixed = next((v for before, v, _ in changes if before == "fails"), None)
     return Range(fixture, introduced, fixed, {v: tested[v] for v in versions if v in tested})
@@ -178,11 +182,19 @@ def describe(found: Range) -> str:
         head = f"introduced in {found.introduced}"
     elif found.fixed:
         head = f"fixed in {found.fixed}"
+    elif since := _first_failing_after_another_divergence(found.tested):
+        head = f"fails from {since}; the releases before it diverge another way"
     elif seen:
         head = f"{seen.pop()} on every release that loaded"
     else:
         head = "no release loaded"
     return (f"{found.fixture}: {head}\n  tested: "
             + ", ".join(f"{v} {verdict}" for v, verdict in found.tested.items()))
+
+
+def _first_failing_after_another_divergence(tested: dict[str, str]) -> str | None:
+    loaded = [(v, verdict) for v, verdict in tested.items() if verdict != "error"]
+    return next((v for (_, before), (v, verdict) in zip(loaded, loaded[1:])
+                 if before == "changed" and verdict == "fails"), None)
 
 

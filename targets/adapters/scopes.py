@@ -68,11 +68,13 @@ _LANGCHAIN_MERGE = (
           frozenset({"name_differs", "id_differs"}),
           _MERGE_DOC + "'all string attributes are concatenated' when chunks are merged"),
 )
+#: The shapes in which a stream ends before its finish reason arrives: the connection drops (before or amid a
+#: call's arguments), or the last event, the one carrying the finish, lacks its blank line and is discarded.
+_ENDS_UNFINISHED = frozenset({"disconnect", "disconnect-mid-arguments", "unterminated-event"})
 #: smolagents hands on no finish reason at all: its stream deltas have no field for one, and a delta without an
 #: index is refused with an error of its own.
 _SMOLAGENTS = (
-    Limit(frozenset({"length", "content-filter-finish", "disconnect", "disconnect-mid-arguments"}),
-          frozenset({"incomplete_handed_on"}),
+    Limit(frozenset({"length", "content-filter-finish"}) | _ENDS_UNFINISHED, frozenset({"incomplete_handed_on"}),
           "smolagents models.py: ChatMessageStreamDelta has no finish reason, generate_stream drops the finish "
           "chunks and generate ignores finish_reason too: whether a call finished is not part of what it hands on"),
     Limit(frozenset({"index-missing", "index-null"}), frozenset({"raised"}),
@@ -97,8 +99,7 @@ SCOPES: dict[str, Scope] = {
     "httpx-sse": _DECODER,
     "sseclient-py": Scope(
         specs=frozenset({"sse"}), surface=_DECODER.surface,
-        limits=(Limit(frozenset({"disconnect", "disconnect-mid-arguments", "unterminated-event"}),
-                      frozenset({"phantom_event"}),
+        limits=(Limit(_ENDS_UNFINISHED, frozenset({"phantom_event"}),
                       "sseclient-py's SSEClient docstring names the W3C working draft of 2009-10-29, under which "
                       "the event still pending when the stream ends is dispatched"),),
         cite="sseclient-py: 'See http://www.w3.org/TR/2009/WD-eventsource-20091029/ for the specification'"),
@@ -108,7 +109,7 @@ SCOPES: dict[str, Scope] = {
     # litellm's README: one interface to 100+ providers, OpenAI-compatible servers among them; n is passed on.
     **dict.fromkeys(("litellm-builder", "litellm-client"), Scope(
         servers=_ANY, integer_ids=False, limits=(Limit(
-            frozenset({"disconnect", "disconnect-mid-arguments"}), frozenset({"incomplete_handed_on"}),
+            _ENDS_UNFINISHED, frozenset({"incomplete_handed_on"}),
             "litellm streaming_chunk_builder_utils.py, _finish_reason_of_chunks(unreported='stop'): a stream that "
             "reported no finish reason is rebuilt as stop, as its stream wrapper does"),), surface="litellm.completion(stream=True), litellm.stream_chunk_builder",
         cite="litellm README and docs/providers: OpenAI-compatible endpoints, vLLM, Ollama, Groq, Fireworks, "
@@ -138,7 +139,7 @@ SCOPES: dict[str, Scope] = {
         frozenset({"length"}), frozenset({"incomplete_handed_on"}),
         "agents models/chatcmpl_stream_handler.py: finish_reason length is an error only for a response with no "
         "text, call or refusal; one with function calls is handed on by design, as the non-streamed path does"),
-        Limit(frozenset({"disconnect", "disconnect-mid-arguments"}), frozenset({"incomplete_handed_on"}),
+        Limit(_ENDS_UNFINISHED, frozenset({"incomplete_handed_on"}),
               "agents models/chatcmpl_stream_handler.py: require_finish_reason is 'Enabled for the official OpenAI "
               "endpoint only', as other providers' streams may end without one")),
                            surface="agents.models.openai_chatcompletions: ChatCmplStreamHandler.handle_stream",

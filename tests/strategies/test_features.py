@@ -52,6 +52,12 @@ def test_a_shape_can_mean_another_thing_in_another_dialect():
     assert shape_of("error-event", "openai-chat").evidence(["openai"]) is Evidence.ELSEWHERE
 
 
+def test_text_before_a_call_is_inferred_only_for_a_model_whose_template_renders_none():
+    # Qwen2.5's template writes a message's content before its <tool_call>; Llama 3.1's writes the bare call.
+    assert shape_of("content-before", "text:qwen25").evidence(["*"]) is Evidence.DOCUMENTED
+    assert shape_of("content-before", "text:llama3").evidence(["*"]) is Evidence.INFERRED
+
+
 def test_what_a_server_sends_leaves_out_the_shapes_only_others_were_seen_sending():
     openai = sent_by(["openai"])
     assert {"multi-choice", "usage-chunk", "role-chunk", "read-splits-utf8", "length"} <= openai

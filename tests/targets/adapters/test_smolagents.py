@@ -51,7 +51,7 @@ def test_an_error_chunk_raises_as_the_sdk_does_and_hands_nothing_on():
     # The openai SDK raises on the error chunk before generate_stream sees it; with nothing
     # finished in the stream, refusing it loses nothing.
     wire = sse(chunk(head(0, "call_1", "f", '{"a": 1}')), {"error": {"message": "overloaded"}})
-    assert run(AGG, case_of(wire)).raised.startswith("StreamFailed")
+    assert run(AGG, case_of(wire)).crash_state.startswith("APIError at openai._streaming.Stream.__stream__ < ")
     assert kinds(AGG, case_of(wire)) == []
 
 
@@ -65,5 +65,17 @@ def test_the_error_chunk_s_raise_after_a_finished_call_is_the_sdk_reporting_the_
     client = builtin_targets(["openai-client"])["openai-client"]
     assert case_of(wire).expected.executable() and case_of(wire).expected.error is not None
     assert run(client, case_of(wire)).crash_state.startswith("APIError at openai._streaming.Stream.__stream__ < ")
-    assert run(AGG, case_of(wire)).raised.startswith("StreamFailed")
+    assert run(AGG, case_of(wire)).crash_state.startswith("APIError at openai._streaming.Stream.__stream__ < ")
     assert kinds(client, case_of(wire)) == kinds(AGG, case_of(wire)) == []
+
+
+def test_azure_s_content_filter_chunk_raises_in_smolagents_own_generate_stream():
+    # The annotation chunk's choice has no delta and no finish reason: generate_stream raises on it, in
+    # smolagents' code (the crash state a maintainer reads), and the finished call is lost.
+    annotation = {"id": "", "object": "", "created": 0, "model": "", "choices": [
+        {"index": 0, "finish_reason": None, "content_filter_results": {}}]}
+    wire = sse(chunk(head(0, "call_1", "f", '{"a": 1}')), annotation, chunk(finish="tool_calls"))
+    seen = run(AGG, case_of(wire))
+    assert seen.raised.startswith("ValueError: No content or tool calls in event")
+    assert seen.crash_state.startswith("ValueError at smolagents.models.OpenAIModel.generate_stream")
+    assert kinds(AGG, case_of(wire)) == ["raised"]
