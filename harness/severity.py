@@ -160,7 +160,8 @@ _SSE = Rule(Source.SPEC, "WHATWG HTML, 9.2.6 Interpreting an event stream")
 _JSON = Rule(Source.SPEC, "RFC 8259 and Python's json.loads: the value of the complete text")
 _PARTIAL = Rule(Source.CHOICE, "docs/contract.md 9: what a partial parser may show of a prefix is the "
                                "project's rule, no spec states it")
-_TEMPLATE = Rule(Source.PROVIDER, "the model's chat template and the parser's own docstring: the format it parses")
+_TEMPLATE = Rule(Source.PROVIDER, "the parser's own docstring and whole-text parse (detect_and_parse): the format "
+                                   "it parses, and what a streamed text must come to")
 _ANY = Rule(Source.INHERENT, "a library should not raise on, or hang over, a stream it reads")
 _OURS = Rule(Source.CHOICE, "the project's own rule")
 
@@ -222,6 +223,7 @@ SERVERS = {
     "llama.cpp": "llama.cpp's llama-server",
     "ollama": "Ollama's OpenAI-compatible endpoint",
     "lm-studio": "LM Studio's local server",
+    "github-copilot": "GitHub Copilot's Responses endpoint",
     "tgi": "Hugging Face text-generation-inference",
     "gemini-compat": "Gemini's OpenAI-compatible endpoint",
     "groq": "Groq",

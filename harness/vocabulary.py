@@ -17,10 +17,13 @@ them.  Strategies and targets import this module and never each other.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+import orjson
 
 __all__ = [
     "COMPLETE",
@@ -37,6 +40,8 @@ __all__ = [
     "TEXT_SPECIALS",
     "text_format",
     "text_tokens",
+    "input_text",
+    "exact_json",
     "COMPLETING",
     "END_OF_STREAM",
     "Call",
@@ -112,6 +117,29 @@ def text_format(dialect: str) -> str | None:
     """The format of a producer dialect (``text:hermes`` is ``hermes``), None for a wire dialect."""
     head, colon, name = dialect.partition(":")
     return name if colon and head == "text" and name in TEXT_FORMATS else None
+
+
+#: A run of digits as long as the shortest integer past 64 bits: orjson reads such an integer as a float.
+_LONG_DIGITS = re.compile(rb"\d{19}")
+
+
+def exact_json(payload: bytes) -> Any:
+    """A JSON payload read fast (orjson), and exactly where it may hold an integer past 64 bits, which orjson
+    turns into a float without a word (json keeps every digit).  NaN and Infinity are refused either way.
+    Raises ValueError for what is not JSON."""
+    if _LONG_DIGITS.search(payload) is None:
+        return orjson.loads(payload)
+    return json.loads(payload, parse_constant=_not_json)
+
+
+def _not_json(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+def input_text(value: dict[str, Any]) -> str:
+    """The arguments text of a call whose input came whole, as an object (Anthropic's programmatic tool calls):
+    compact JSON, and none for ``{}``, as for a call whose deltas were all empty (docs/contract.md 8)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")) if value else ""
 
 
 _ORDINARY = re.compile(r"\s+|\w+|[^\w\s]+")

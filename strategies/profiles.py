@@ -209,6 +209,17 @@ _RESPONSES = [
     Profile("whole-arguments", "each call's arguments in a single delta",
             "ollama/ollama middleware/openai.go (/v1/responses emits whole calls)",
             seen_from=_S('ollama')),
+    # vercel/ai packages/open-responses/src/responses/__fixtures__/lmstudio-tool-call.1.chunks.txt (and .2).
+    Profile("arguments-only-in-done", "no argument delta: the arguments come only in "
+            "response.function_call_arguments.done",
+            "vercel/ai packages/open-responses/src/responses/__fixtures__/lmstudio-tool-call.1.chunks.txt",
+            seen_from=_S('lm-studio')),
+    # vercel/ai packages/openai/src/responses/__fixtures__/github-copilot-id-rotation.1.chunks.txt: every event
+    # of an item carries a fresh item_id; only output_index ties them (vercel/ai #18548).
+    Profile("rotating-item-id", "each delta and .done of a call carries a fresh item_id; only output_index ties "
+            "them to the call",
+            "vercel/ai packages/openai/src/responses/__fixtures__/github-copilot-id-rotation.1.chunks.txt",
+            seen_from=_S('github-copilot')),
     # Not observed: the wire keys every delta by item_id and output_index, so nothing forbids it.
     Profile("interleaved-items", "the deltas of two calls interleave (inferred, keyed by item_id)",
             "inferred from the keying; parallel calls observed sequential (call-shapes.md §5)"),
@@ -244,6 +255,25 @@ _ANTHROPIC = [
     Profile("whole-input", "each call's input in a single input_json_delta",
             "docs agents-and-tools/tool-use/fine-grained-tool-streaming",
             seen_from=_S('anthropic'), documented_by=_S('anthropic')),
+    # vercel/ai anthropic-tool-search-regex.1.chunks.txt (also -bm25.1, anthropic-mcp.1, code execution): a
+    # server tool's block streams its own input_json_delta, then its result block, before the client's calls.
+    Profile("server-tool-block", "a server_tool_use block (tool search) streams its own input, then its result "
+            "block, before the calls: no client call",
+            "vercel/ai packages/anthropic/src/__fixtures__/anthropic-tool-search-regex.1.chunks.txt",
+            seen_from=_S('anthropic'), documented_by=_S('anthropic')),
+    # anthropic-programmatic-tool-calling.1.chunks.txt: a call made from code execution (caller names it)
+    # carries its whole input in content_block_start and gets no delta.
+    Profile("input-at-start", "a call made from code (programmatic tool calling) carries its whole input in "
+            "content_block_start, with a caller, and no delta",
+            "vercel/ai packages/anthropic/src/__fixtures__/anthropic-programmatic-tool-calling.1.chunks.txt",
+            seen_from=_S('anthropic'), documented_by=_S('anthropic')),
+    # The same capture's later responses: the whole message (tool_use blocks with their input, stop_reason) in
+    # message_start, then only message_stop; the AI SDK reads them ("content may be in message_start").
+    Profile("whole-message-start", "the whole message in message_start (its tool_use blocks with their input, "
+            "its stop_reason), then only message_stop",
+            "vercel/ai anthropic-programmatic-tool-calling.1.chunks.txt (responses 2-14); "
+            "packages/anthropic/src/anthropic-language-model.ts (message_start content)",
+            seen_from=_S('anthropic')),
     # Not observed (blocks arrive one after the other); the wire keys every delta by block index.
     Profile("interleaved-blocks", "the deltas of two tool blocks interleave (inferred, keyed by index)",
             "inferred from the keying; blocks observed sequential (call-shapes.md §6)"),

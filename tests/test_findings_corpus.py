@@ -34,8 +34,10 @@ WIRES = [p for p in PATHS if p not in TEXTS]
 ELSEWHERE = {"llama-index": (LLAMA_PYTHON, "llama_index", "TOOLFUZZ_LLAMA_PYTHON"),
              "sglang": (SGLANG_PYTHON, "sglang", "TOOLFUZZ_SGLANG_PYTHON"),
              "vllm": (VLLM_PYTHON, "vllm", "TOOLFUZZ_VLLM_PYTHON")}
-#: The folders of findings recorded on real libraries (not the hand-written seeds nor the self-test mutants).
-LIBRARIES = sorted(p.name for p in FINDINGS.iterdir() if p.is_dir() and not p.name.startswith(("seed", "selftest-")))
+#: The folders of findings recorded on real libraries (not the hand-written seeds, the self-test mutants, nor the
+#: real captures of findings/captures/, which tests/targets/reference/test_captures.py replays).
+LIBRARIES = sorted(p.name for p in FINDINGS.iterdir()
+                   if p.is_dir() and p.name != "captures" and not p.name.startswith(("seed", "selftest-")))
 
 
 def test_there_are_findings_to_replay():

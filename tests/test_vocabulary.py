@@ -32,3 +32,22 @@ def test_two_outputs_of_one_call_join_each_stream_and_stay_bounded():
     long = Output("x" * (2 * OUTPUT_KEPT)) + Output("y" * 10)
     assert long.stdout.startswith("x" * OUTPUT_KEPT + "\n[... 10 bytes left out ...]\n")
     assert long.stdout.endswith("x" * (OUTPUT_KEPT - 10) + "y" * 10)
+
+
+def test_a_whole_input_is_compact_json_and_an_empty_one_is_no_text():
+    from toolfuzz.vocabulary import input_text
+    assert input_text({"a": [1, "é"], "n": 2**70}) == '{"a":[1,"é"],"n":1180591620717411303424}'
+    assert input_text({}) == ""
+
+
+def test_a_payload_is_read_exactly_even_where_orjson_would_round_an_integer_past_64_bits():
+    import pytest
+    from toolfuzz.judge.sandbox import parse_chunks
+    from toolfuzz.vocabulary import exact_json
+    big = b'{"input": {"n": 73108993792763518068009, "m": -9223372036854775809}, "x": 1.5}'
+    assert exact_json(big) == {"input": {"n": 73108993792763518068009, "m": -9223372036854775809}, "x": 1.5}
+    # what an events-level target is handed, and what the reference reads, keep every digit too
+    assert parse_chunks([big])[0]["input"]["n"] == 73108993792763518068009
+    for bad in (b'{"n": NaN, "id": "1234567890123456789012"}', b'{"n": NaN}', b"{"):
+        with pytest.raises(ValueError):
+            exact_json(bad)

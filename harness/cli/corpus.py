@@ -1,9 +1,12 @@
-"""``toolfuzz corpus merge|minimize|check|matrix``: the findings folder as a whole (``toolfuzz.corpus.curation``).
+"""``toolfuzz corpus merge|minimize|check|matrix|import``: the findings folder as a whole (``toolfuzz.corpus.curation``),
+and real captured streams brought into it (``toolfuzz.corpus.captures``).
 
 Exit status: 0 done; 1 for ``check`` when the reference disagrees with a
 fixture or a self-test fixture no longer fails, and for ``matrix --check``
 when the page is stale; 2 for a usage or input error (for ``check``, also a
-fixture that cannot be read, listed while the others are replayed).
+fixture that cannot be read, listed while the others are replayed; for
+``import``, a recording that cannot be read, named while the others are
+written).
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ import sys
 from pathlib import Path
 
 from toolfuzz.cli.arguments import add_target_options, positive_seconds
+from toolfuzz.corpus.captures import CAPTURE_FILES, CaptureError, capture_paths, fixture_of, read_capture
 from toolfuzz.corpus.curation import check, load_corpus, merge, minimize
 from toolfuzz.outputs.check_report import render_check
 from toolfuzz.errors import UsageError
-from toolfuzz.corpus.fixtures import write_atomic
+from toolfuzz.corpus.fixtures import dumps, write_atomic
 from toolfuzz.outputs.matrix import render_matrix
 from toolfuzz.judge.contestants import resolve_all
 
@@ -78,6 +82,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     x.add_argument("--write", metavar="FILE", help="write the page to FILE (e.g. findings/README.md)")
     x.add_argument("--check", action="store_true", help="with --write: exit 1 if FILE is not what would be written")
     x.set_defaults(run=run_matrix)
+
+    i = verbs.add_parser("import", help="turn captured streams (AI SDK chunk files, SSE bodies) into fixtures",
+                         description="Read captured provider streams and write one fixture per response into --out: "
+                         "JSON lines of event data (the AI SDK's *.chunks.txt, or *.jsonl) framed back as their "
+                         "server frames them, or SSE bodies (*.sse) as they came. The dialect is told from the "
+                         "events; a recording of several responses (an agent's turns) gives one fixture each. The "
+                         "expected outcome is the reference's reading; --source, --commit and --licence are kept "
+                         "in each fixture's 'found'. A recording that cannot be read is named on stderr, one line "
+                         "each, and the others are written. Then replay them: toolfuzz replay --target NAME DIR.")
+    i.add_argument("paths", nargs="+", metavar="PATH",
+                   help="recordings, or folders searched for " + ", ".join(CAPTURE_FILES))
+    i.add_argument("--out", required=True, metavar="DIR", help="the folder to write the fixtures into")
+    i.add_argument("--source", metavar="TEXT", help="where the recordings come from (a repository, a URL)")
+    i.add_argument("--commit", metavar="TEXT", help="the commit or date they were taken at")
+    i.add_argument("--licence", metavar="TEXT", help="the licence they are under")
+    i.set_defaults(run=run_import)
 
 
 def run_merge(args: argparse.Namespace) -> int:
@@ -151,3 +171,38 @@ def run_matrix(args: argparse.Namespace) -> int:
         raise UsageError(f"{target}: cannot write: {e.strerror or e}") from None
     print(f"wrote {target}")
     return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: not a folder")
+    paths = capture_paths(args.paths)
+    if not paths:
+        raise UsageError(f"no recording ({', '.join(CAPTURE_FILES)}) in {' '.join(args.paths)}")
+    provenance = {k: v for k, v in (("repository", args.source), ("commit", args.commit),
+                                    ("licence", args.licence)) if v}
+    written = unreadable = 0
+    for path in paths:
+        try:
+            captures = read_capture(path)
+        except CaptureError as e:
+            print(f"unreadable  {e}", file=sys.stderr)
+            unreadable += 1
+            continue
+        for capture in captures:
+            fixture = fixture_of(capture, provenance)
+            target = out / f"{fixture.name}.json"
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+                write_atomic(target, dumps(fixture))
+            except OSError as e:
+                raise UsageError(f"{target}: cannot write: {e.strerror or e}") from None
+            calls = fixture.case.expected.calls
+            error = fixture.case.expected.error
+            print(f"wrote  {target}  ({capture.dialect}, {len(calls)} call{'s' * (len(calls) != 1)}"
+                  + (f", ends {error.code}" if error else "") + ")")
+            written += 1
+    print(f"{written} fixture{'s' * (written != 1)} from {len(paths) - unreadable} recording"
+          f"{'s' * (len(paths) - unreadable != 1)}, {unreadable} unreadable (in {out})")
+    return 2 if unreadable else 0

@@ -28,9 +28,7 @@ from dataclasses import dataclass, field, replace
 from types import FrameType
 from typing import Any
 
-import orjson
-
-from toolfuzz.vocabulary import END_OF_STREAM, ERROR_CODES, STATUSES, Case, Output, SSEEvent
+from toolfuzz.vocabulary import END_OF_STREAM, ERROR_CODES, STATUSES, Case, Output, SSEEvent, exact_json
 from toolfuzz.targets.base import BadReturn, Target
 from toolfuzz.judge import capture
 from toolfuzz.judge.compare_events import expected_events
@@ -235,8 +233,8 @@ def parse_chunks(payloads: list[bytes]) -> list[dict[str, Any]]:
     chunks = []
     for p in payloads:
         try:
-            chunk = orjson.loads(p)
-        except orjson.JSONDecodeError:
+            chunk = exact_json(p)
+        except ValueError:
             try:
                 chunk = json.loads(p.decode("utf-8", "replace"))
             except ValueError:

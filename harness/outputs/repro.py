@@ -340,7 +340,8 @@ def issue(repro: Repro, name: str) -> str:
         out += ["## Releases", "", f"{printable(history_text(history))} (toolfuzz bisect; {_tested(history)}).", ""]
     out += ["## Reproduce", "",
             f"`{name}` (attached) needs only the library; it feeds the stream above to {repro.package} as "
-            "toolfuzz's adapter does (its code is in the script), and checks what comes back:", "",
+            "toolfuzz's adapter does (its code is in the script), and checks what comes back"
+            + (f". It stands in for {repro.recipe.stands_in}" if repro.recipe.stands_in else "") + ":", "",
             *_fenced("\n".join([*repro.install, f"python {name}"]), "sh"),
             f"It prints `REPRODUCED: ...` and exits 1 while the bug is there, `NOT REPRODUCED: ...` and 0 once "
             "it is fixed.", "",

@@ -73,15 +73,21 @@ def _call_events(call: PlannedCall, active: frozenset[str], draw: Any) -> list[t
     item_id = _item_id(call.number + 1)
     out = [(_event("response.output_item.added", output_index=at, item=_item(call, "in_progress", "")),
             (Mark("open", call.number),))]
-    for piece in call.fragments:
-        fields: dict[str, Any] = {"item_id": item_id, "output_index": at, "delta": piece}
+    # GitHub Copilot's endpoint gives every event a fresh item_id: only output_index names the call.
+    ids = (f"fc_{digest(f'rotated-{call.number}', k)[:40]}" for k in range(10**9)) \
+        if "rotating-item-id" in active else iter(lambda: item_id, None)
+    # LM Studio sends no delta: the whole arguments come in .done.
+    only_done = "arguments-only-in-done" in active
+    for piece in () if only_done else call.fragments:
+        fields: dict[str, Any] = {"item_id": next(ids), "output_index": at, "delta": piece}
         if "obfuscation" in active:
             fields["obfuscation"] = digest("pad", integer(draw, 0, 99))[: integer(draw, 0, 16)]
         out.append((_event("response.function_call_arguments.delta", **fields), (Mark("args", call.number, piece),)))
-    done: dict[str, Any] = {"item_id": item_id, "output_index": at, "arguments": call.text}
+    done: dict[str, Any] = {"item_id": next(ids), "output_index": at, "arguments": call.text}
     if "done-with-name" in active:
         done["name"] = call.name
-    out.append((_event("response.function_call_arguments.done", **done), (Mark("stop", call.number),)))
+    marks = (Mark("args", call.number, call.text),) if only_done else ()
+    out.append((_event("response.function_call_arguments.done", **done), (*marks, Mark("stop", call.number))))
     out.append((_event("response.output_item.done", output_index=at, item=_item(call, "completed", call.text)), ()))
     return out
 

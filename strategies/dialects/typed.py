@@ -9,7 +9,10 @@ framing, one read.
 A renderer module has ``DIALECT``, ``PLAIN`` (its documented shape's
 profile), ``ENDINGS``, ``UNFINISHED`` (the finish reason of a cut-short
 message), ``call_id``, ``index_of``, ``render``, ``error_body``,
-``junk_body`` and ``number``; one with a ``failed`` ending has ``failed_body``.
+``junk_body`` and ``number``; one with a ``failed`` ending has ``failed_body``,
+and one whose profiles apply only to some calls has ``effective``, which says
+which of the drawn profiles the planned calls leave room for (a case's
+features are the ones it exercises).
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ def typed_cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: fr
     with named(draw, "profile_sets"):  # as chat's profiles are named (strategies.reduce.shifts)
         active = _profiles(draw, module, allowed)
     planned = plan_calls(draw, generators, module.call_id, whole=bool(active & set(_WHOLE)))
+    if hasattr(module, "effective"):
+        active = module.effective(planned, active)
     # Named as chat's choices and endings are, so that one reduction pass (strategies.reduce.swaps)
     # can trade any unfinished ending for the plainest one in every dialect.
     with named(draw, "choice"):

@@ -34,11 +34,17 @@ class Recipe:
     #: The target hands on each call's arguments as a parsed value (it claims ``values``): a script compares
     #: them as values, as the judge does.
     values: bool = False
+    #: What the adapter's code (and so the script) puts in place of parts of the library that the path it
+    #: drives never uses, said in the issue body so that a maintainer knows what the script did not import.
+    stands_in: str = ""
 
     @property
     def module_name(self) -> str:
         return f"toolfuzz.targets.adapters.{self.module}"
 
+
+_SGLANG_STANDS_IN = ("sglang's package __init__ and sglang.utils (the server's imports), and xgrammar where it is "
+                     "not installed (structural tags, which parsing never builds): the detectors are sglang's own")
 
 RECIPES: dict[str, Recipe] = {
     "openai-stream-state": Recipe("openai_chat", "assemble_with_state"),
@@ -78,7 +84,8 @@ RECIPES: dict[str, Recipe] = {
     "langchain-core-chunk-args": Recipe("langchain_core_partial", "chunk_args"),
     "openai-parsed-arguments": Recipe("openai_partial", "parsed_arguments"),
     "anthropic-input-snapshot": Recipe("anthropic_partial", "input_snapshot"),
-    **{f"sglang-{fmt}": Recipe("sglang", f"_producer(PARSERS[{fmt!r}])") for fmt in TEXT_FORMATS},
+    **{f"sglang-{fmt}": Recipe("sglang", f"_producer(PARSERS[{fmt!r}])", stands_in=_SGLANG_STANDS_IN)
+       for fmt in TEXT_FORMATS},
     **{f"vllm-{fmt}": Recipe("vllm", f"_producer({fmt!r})") for fmt in TEXT_FORMATS
        if fmt not in ("internlm", "cohere-command4")},
 }

@@ -101,7 +101,11 @@ SCOPES: dict[str, Scope] = {
         specs=frozenset({"sse"}), surface=_DECODER.surface,
         limits=(Limit(_ENDS_UNFINISHED, frozenset({"phantom_event"}),
                       "sseclient-py's SSEClient docstring names the W3C working draft of 2009-10-29, under which "
-                      "the event still pending when the stream ends is dispatched"),),
+                      "the event still pending when the stream ends is dispatched"),
+                Limit(_ENDS_UNFINISHED, frozenset({"raised"}),
+                      "sseclient/__init__.py: SSEClient._read yields a stream's unterminated tail at its end, and "
+                      "events() decodes each line strictly with the char_enc the caller chose, so a stream cut "
+                      "inside a character raises there, after every complete event was yielded")),
         cite="sseclient-py: 'See http://www.w3.org/TR/2009/WD-eventsource-20091029/ for the specification'"),
     **dict.fromkeys(("anthropic-accumulator", "anthropic-client", "langchain-anthropic",
                      "langchain-anthropic-client", "pydantic-ai-anthropic", "litellm-anthropic",

@@ -10,21 +10,30 @@ Messages").  A call is a ``tool_use`` content block:
 * ``content_block_start`` with a ``tool_use`` block opens a record keyed by
   the block's ``index`` (the call's index: a text or thinking block before it
   takes index 0, so block indexes are not call numbers), with the block's
-  ``id`` and ``name``.  Its ``input`` must be the empty object: the input
-  arrives as deltas, and a server that sends it twice would be guessed at.
-  Other blocks open nothing; a second start on an index ends the stream with
-  ``bad_chunk``.
+  ``id`` and ``name``.  Its ``input`` is normally the empty object, the input
+  arriving as deltas; a call made from code (programmatic tool calling)
+  carries its whole input here and gets no delta (vercel/ai's
+  ``anthropic-programmatic-tool-calling.1`` fixture), and a delta for such a
+  block ends the stream with ``bad_chunk``: a server that sends the input
+  twice would be guessed at.  Other blocks open no call, but a server tool's
+  block (``server_tool_use``, ``mcp_tool_use``) streams its own input as
+  ``input_json_delta``, which changes nothing (vercel/ai's tool-search, code
+  execution and MCP fixtures).  A second start on an index ends the stream
+  with ``bad_chunk``.
 * ``content_block_delta`` with an ``input_json_delta`` appends its
   ``partial_json`` (the first is often ``""``) to the record of its index;
-  one for an index no tool block opened ends the stream with ``bad_chunk``,
-  and one after the block's stop with ``late_fragment``.  Text, thinking and
+  one for an index no block started ends the stream with ``bad_chunk``, and
+  one after the block's stop with ``late_fragment``.  Text, thinking and
   signature deltas change nothing.
+* ``message_start`` may carry the whole message: its ``content`` blocks, each
+  ``tool_use`` a stopped call with its whole input, and its ``stop_reason``
+  (the later responses of the programmatic tool-calling capture).
 * ``content_block_stop`` stops the block's call.
 * ``message_delta`` with a ``stop_reason`` finishes the message: ``tool_use``
   completes the stopped calls, any other reason (``max_tokens``, ``refusal``)
   leaves them incomplete.  ``message_stop`` ends the stream; a stream cut
   after the finish keeps its calls, as a chat stream without ``[DONE]`` does.
-* ``ping``, ``message_start`` and types not invented yet change nothing;
+* ``ping`` and types not invented yet change nothing;
   ``error`` ends the stream with ``server_error``.
 """
 
@@ -34,6 +43,7 @@ import json
 from typing import Any
 
 from toolfuzz.targets.reference.typed import Ended, Record, Stop, TypedStream, integer, member
+from toolfuzz.vocabulary import input_text
 
 __all__ = ["AnthropicAssembler"]
 
@@ -43,13 +53,18 @@ class AnthropicAssembler(TypedStream):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: Every started block by index: its call, or None for a block that is not one.
         self._blocks: dict[int, Record | None] = {}
+        #: The calls whose whole input came at their start, which no delta may add to.
+        self._whole: set[int] = set()
 
     def on_event(self, kind: str, data: dict[str, Any]) -> None:
         if kind == "content_block_delta":
             delta = member(data, "delta")
             if delta.get("type") == "input_json_delta":
-                self.append(self._tool(data), delta.get("partial_json"))
+                record = self._tool(data)
+                if record is not None:
+                    self.append(record, delta.get("partial_json"))
             elif self._blocks.get(integer(data, "index"), False) is False:
                 raise Stop("bad_chunk", f"a delta for block {data['index']}, which never started")
         elif kind == "content_block_start":
@@ -69,6 +84,8 @@ class AnthropicAssembler(TypedStream):
                 self.finish(reason)
         elif kind == "message_stop":
             raise Ended
+        elif kind == "message_start":
+            self._message(member(data, "message"))
 
     def error_message(self, data: dict[str, Any]) -> str:
         error = data.get("error")
@@ -77,20 +94,39 @@ class AnthropicAssembler(TypedStream):
         return json.dumps(data, ensure_ascii=False)[:500]
 
     def _start(self, data: dict[str, Any]) -> None:
-        index = integer(data, "index")
+        self._block(integer(data, "index"), member(data, "content_block"))
+
+    def _block(self, index: int, block: dict[str, Any]) -> Record | None:
         if index in self._blocks:
             raise Stop("bad_chunk", f"block {index} started twice")
-        block = member(data, "content_block")
         if block.get("type") != "tool_use":
             self._blocks[index] = None
-            return
-        if block.get("input", {}) != {}:
-            raise Stop("bad_chunk", f"tool_use block {index} carries its input at the start")
-        self._blocks[index] = self.open(index, block.get("id"), block.get("name"))
-
-    def _tool(self, data: dict[str, Any]) -> Record:
-        index = integer(data, "index")
-        record = self._blocks.get(index)
-        if record is None:
-            raise Stop("bad_chunk", f"input_json_delta for block {index}, which is not a started tool_use block")
+            return None
+        whole = block.get("input", {})
+        if type(whole) is not dict:
+            raise Stop("bad_chunk", f"tool_use block {index}: input {whole!r} is not an object")
+        record = self._blocks[index] = self.open(index, block.get("id"), block.get("name"))
+        if whole:
+            self._whole.add(index)
+            self.append(record, input_text(whole))
         return record
+
+    def _message(self, message: dict[str, Any]) -> None:
+        content = message.get("content", [])
+        if type(content) is not list or not all(type(block) is dict for block in content):
+            raise Stop("bad_chunk", "message_start: content is not a list of blocks")
+        for index, block in enumerate(content):
+            record = self._block(index, block)
+            if record is not None:
+                self.stop(record)
+        reason = message.get("stop_reason")
+        if reason is not None:
+            self.finish(reason)
+
+    def _tool(self, data: dict[str, Any]) -> Record | None:
+        index = integer(data, "index")
+        if index not in self._blocks:
+            raise Stop("bad_chunk", f"input_json_delta for block {index}, which never started")
+        if index in self._whole:
+            raise Stop("bad_chunk", f"tool_use block {index} carried its input at the start and gets more")
+        return self._blocks[index]

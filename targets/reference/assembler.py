@@ -53,9 +53,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-import orjson
-
 from toolfuzz.vocabulary import (
+    exact_json,
     COMPLETING,
     END_OF_STREAM,
     INCOMPLETE,
@@ -196,8 +195,8 @@ class Assembler:
         if not payload or payload.isspace():
             return  # keep-alive sent as data
         try:
-            chunk = orjson.loads(payload)
-        except orjson.JSONDecodeError:
+            chunk = exact_json(payload)
+        except ValueError:
             chunk = parse_slowly(payload)
         if type(chunk) is not dict:
             raise StreamStopped("bad_chunk", f"payload is not a JSON object: {payload[:120]!r}")

@@ -14,13 +14,18 @@ Responses").  A call is a ``function_call`` output item:
   (normally ``""``) start its text.  Other items (reasoning, messages) open
   nothing.
 * ``response.function_call_arguments.delta`` appends ``delta`` to the record
-  that both its ``item_id`` and its ``output_index`` name; a delta that names
-  no open item, or names two different ones, ends the stream with
-  ``bad_chunk``, and one after the call's ``.done`` with ``late_fragment``.
+  its ``output_index`` names.  Its ``item_id`` is only checked: GitHub
+  Copilot's Responses endpoint gives every event a fresh one (captured in
+  vercel/ai's ``github-copilot-id-rotation.1`` fixture), so an id no item
+  carries is no error, but one that names another open call is ``bad_chunk``,
+  as is an index no call is open on; a delta after the call's ``.done`` is
+  ``late_fragment``.
 * ``response.function_call_arguments.done`` stops the call.  Its
-  ``arguments`` must be exactly the text assembled so far; a server that
-  disagrees with itself ends the stream with ``bad_chunk`` rather than have us
-  choose.  ``response.output_item.done`` repeats the item and changes nothing.
+  ``arguments`` must be exactly the text assembled so far, or, when no delta
+  came, are the call's whole arguments (LM Studio sends them only here:
+  vercel/ai's ``lmstudio-tool-call`` fixtures); a server that disagrees with
+  its own deltas ends the stream with ``bad_chunk`` rather than have us choose.
+  ``response.output_item.done`` repeats the item and changes nothing.
 * ``response.completed`` finishes the response as ``completed`` and ends the
   stream: stopped calls are complete.  ``response.incomplete`` ends it with
   stopped calls still ``incomplete``; ``response.failed`` and ``error`` end it
@@ -57,7 +62,10 @@ class ResponsesAssembler(TypedStream):
             record = self._record(data)
             if record.stopped:
                 raise Stop("late_fragment", f"a second .done for call {record.index}")
-            if data.get("arguments") != "".join(record.parts):
+            arguments = data.get("arguments")
+            if not record.parts:
+                self.append(record, arguments)
+            elif arguments != "".join(record.parts):
                 raise Stop("bad_chunk", f"call {record.index}: the .done arguments differ from its deltas")
             self.stop(record)
         elif kind == "response.completed":
@@ -94,8 +102,9 @@ class ResponsesAssembler(TypedStream):
     def _record(self, data: dict[str, Any]) -> Record:
         index = integer(data, "output_index")
         item_id = data.get("item_id")
-        record = self._by_item.get(item_id) if type(item_id) is str else None
-        if record is None or record is not self._by_index.get(index):
+        record = self._by_index.get(index)
+        named = self._by_item.get(item_id) if type(item_id) is str else None
+        if record is None or (named is not None and named is not record):
             raise Stop("bad_chunk", f"{data['type']} for item {item_id!r} at {index}, which no open call is")
         return record
 

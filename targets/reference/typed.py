@@ -32,9 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-import orjson
-
-from toolfuzz.vocabulary import COMPLETING, INCOMPLETE, Call, Limits, Outcome, StreamError, Tool
+from toolfuzz.vocabulary import COMPLETING, INCOMPLETE, Call, Limits, Outcome, StreamError, Tool, exact_json
 from toolfuzz.targets.reference.stops import BOUND_ERRORS, StreamStopped as Stop, parse_slowly
 from toolfuzz.targets.reference.events import ArgumentsAppended, CallOpened, ChoiceFinished, ChunkReceived, Event, StreamEnded
 from toolfuzz.targets.reference.sse import SSEDecoder
@@ -126,8 +124,8 @@ class TypedStream:
                 raise Stop("server_error", "an error event without data")
             return  # keep-alive
         try:
-            data = orjson.loads(payload)
-        except orjson.JSONDecodeError:
+            data = exact_json(payload)
+        except ValueError:
             data = parse_slowly(payload)
         if type(data) is not dict:
             raise Stop("bad_chunk", f"payload is not a JSON object: {payload[:120]!r}")

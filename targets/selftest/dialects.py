@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from toolfuzz.vocabulary import COMPLETING
+from toolfuzz.vocabulary import COMPLETING, input_text
 from toolfuzz.targets.selftest.plain import PlainAssembler
 
 __all__ = ["ResponsesPlain", "AnthropicPlain", "PLAINS", "in_dialect", "ItemIdForCallId", "ToolNumberAsIndex"]
@@ -51,8 +51,11 @@ class ResponsesPlain(_Stopping):
                 self.append(call, item.get("arguments") or "")
             elif kind == "response.function_call_arguments.delta" and (0, at) in self.by_key:
                 self.append(self.by_key[(0, at)], ev.get("delta") or "")
-            elif kind == "response.function_call_arguments.done":
-                self.stop(self.by_key.get((0, at)))
+            elif kind == "response.function_call_arguments.done" and (0, at) in self.by_key:
+                call = self.by_key[(0, at)]
+                if not "".join(call["parts"]):  # LM Studio sends the arguments here only
+                    self.append(call, ev.get("arguments") or "")
+                self.stop(call)
             elif kind == "response.output_item.done" and (0, at) in self.by_key:
                 # The finished item repeats the call's id and name: kept once, never concatenated.
                 self.set_id(self.by_key[(0, at)], self.id_of(item))
@@ -77,12 +80,16 @@ class AnthropicPlain(_Stopping):
             at = ev.get("index")
             if kind in ("error", "message_stop"):
                 break
-            if kind == "content_block_start" and (ev.get("content_block") or {}).get("type") == "tool_use":
-                block = ev["content_block"]
-                call = self.blocks[at] = self.locate(0, self.index_of(at), block.get("id") or None,
-                                                     block.get("name") or None)
-                self.set_id(call, block.get("id") or None)
-                self.set_name(call, block.get("name") or None)
+            if kind == "message_start":
+                # A response to a call made from code can come whole here: its calls and its stop reason.
+                message = ev.get("message") or {}
+                for at, block in enumerate(message.get("content") or []):
+                    if block.get("type") == "tool_use":
+                        self.stop(self._open(at, block))
+                if message.get("stop_reason"):
+                    self.finished.setdefault(0, message["stop_reason"])
+            elif kind == "content_block_start" and (ev.get("content_block") or {}).get("type") == "tool_use":
+                self._open(at, ev["content_block"])
             elif kind == "content_block_delta" and at in self.blocks:
                 delta = ev.get("delta") or {}
                 if delta.get("type") == "input_json_delta":
@@ -94,6 +101,14 @@ class AnthropicPlain(_Stopping):
                 if reason:
                     self.finished.setdefault(0, reason)
         return self.result()
+
+    def _open(self, at: int, block: dict[str, Any]) -> dict[str, Any]:
+        call = self.blocks[at] = self.locate(0, self.index_of(at), block.get("id") or None, block.get("name") or None)
+        self.set_id(call, block.get("id") or None)
+        self.set_name(call, block.get("name") or None)
+        # A call made from code carries its whole input here, and no delta.
+        self.append(call, input_text(block.get("input") or {}))
+        return call
 
     def index_of(self, block: int) -> int:
         """A call's index is its block's index, whatever blocks came before it."""

@@ -148,3 +148,31 @@ def test_minimize_dry_run_says_what_would_shrink_and_writes_nothing(tmp_path, ca
     assert code == 0 and len(out.splitlines()) == 3
     assert all(line.split()[0] in ("would", "minimal") for line in out.splitlines()[:2])
     assert {p.name: p.read_bytes() for p in (tmp_path / "k").iterdir()} == before
+
+
+def test_import_writes_a_fixture_per_captured_response_that_replays_and_names_what_it_cannot_read(capsys, tmp_path):
+    broken = tmp_path / "broken.chunks.txt"
+    broken.write_text('{"type":"ping"}\n{"type": "message_stop"\n')
+    code, out, err = run(capsys, "import", ROOT / "findings" / "captures", broken, "--out", tmp_path / "out",
+                         "--source", "vercel/ai", "--licence", "Apache-2.0")
+    assert code == 2
+    assert err.splitlines() == [f"unreadable  {broken}: line 2: not JSON at column 24: unexpected end of data"]
+    written = sorted((tmp_path / "out").glob("*.json"))
+    assert len(written) == 29 and out.splitlines()[-1].startswith("29 fixtures from 13 recordings, 1 unreadable")
+    programmatic = json.loads((tmp_path / "out" / "capture--anthropic-programmatic-tool-calling.1--3.json").read_text())
+    assert programmatic["found"] == {"by": "import", "part": 3, "repository": "vercel/ai", "licence": "Apache-2.0",
+                                     "source": str(ROOT / "findings" / "captures" / "vercel-ai" /
+                                                   "anthropic-programmatic-tool-calling.1.chunks.txt")}
+    assert [c["name"] for c in programmatic["expected"]["calls"]] == ["rollDie"]
+    # The reference agrees with every fixture it wrote: the expected outcome is its reading.
+    assert main(["replay", str(tmp_path / "out")]) == 0
+
+
+def test_import_into_a_file_or_from_nothing_is_one_usage_error(capsys, tmp_path):
+    (tmp_path / "file").write_text("")
+    assert run(capsys, "import", ROOT / "findings" / "captures", "--out", tmp_path / "file")[0] == 2
+    assert run(capsys, "import", tmp_path / "file", "--out", tmp_path / "o")[0] == 2
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run(capsys, "import", empty, "--out", tmp_path / "o")
+    assert code == 2 and "no recording" in err and not (tmp_path / "o").exists()

@@ -16,6 +16,10 @@ from toolfuzz.engine.supervisor import Supervisor
 from toolfuzz.errors import UsageError
 from toolfuzz.judge.contestants import resolve_all
 
+# These runs are held to their budgets in wall-clock seconds: .ci/run runs them alone, after the tests that run
+# on every core, so that the other cores' work is not counted as theirs.
+pytestmark = pytest.mark.serial
+
 HOSTILE = DATA / "hostile.py"
 #: What a run started in the checkout files its functions under: the file named as a module from there.
 HOSTILE_NAME = "tests.data.hostile"

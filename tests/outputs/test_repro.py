@@ -249,6 +249,14 @@ def test_the_issue_says_what_was_sent_what_came_back_what_was_expected_and_why()
         assert part in body, part
 
 
+def test_the_issue_says_what_a_script_stands_in_for_and_only_where_its_adapter_does():
+    sglang = ROOT / "findings" / "sglang" / "sglang-deepseek-v3--content_differs--content-before.json"
+    (repro,) = repros(load(sglang), str(sglang))
+    assert "It stands in for sglang's package __init__ and sglang.utils" in issue(repro, "s.py")
+    (plain,) = repros(load(OPENAI_RAISE), str(OPENAI_RAISE))
+    assert "stands in" not in issue(plain, "o.py")
+
+
 def test_a_long_wire_is_trimmed_in_the_issue_and_kept_whole_in_the_script():
     path = FINDINGS / "json-repair" / "json-repair--raised_on_prefix--plain.json"
     (repro,) = repros(load(path), str(path))

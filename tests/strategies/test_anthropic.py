@@ -76,6 +76,13 @@ def test_each_profile_shows_on_the_wire(profile):
         "block-extras": lambda: "caller" in tools[0]["content_block"],
         "whole-input": lambda: len([p for p in parts if p]) <= len(tools),
         "interleaved-blocks": lambda: "interleaved" in case.features,
+        "server-tool-block": lambda: [e["content_block"]["type"] for e in events if e["type"] == "content_block_start"][:2]
+        == ["server_tool_use", "tool_search_tool_result"] and tools[0]["index"] == case.expected.calls[0].index == 2,
+        "input-at-start": lambda: any(t["content_block"]["input"] and t["content_block"]["caller"]["type"]
+                                      == "code_execution_20250825" for t in tools),
+        "whole-message-start": lambda: [e["type"] for e in events] == ["message_start", "message_stop"]
+        and [b["id"] for b in events[0]["message"]["content"]] == [c.id for c in case.expected.calls]
+        and events[0]["message"]["stop_reason"] == "tool_use",
     }[profile]
     assert shown(), events
     assert ANTHROPIC_PROFILES[profile].evidence

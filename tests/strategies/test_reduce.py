@@ -102,7 +102,8 @@ def test_a_cutoff_renders_every_call_streamed_none_finished_and_no_event_cut(dia
     cut = 0
     for case in map(planner.draw, range(300)):
         plan = apply(("cutoff", (next(iter(case.plan))[0],)), case.plan)
-        if plan is None or not case.expected.calls:
+        # A message whole in message_start has its calls and its finish in one event: no cut falls between.
+        if plan is None or not case.expected.calls or "whole-message-start" in case.features:
             continue
         rendered = planner.render(plan)
         assert unfinished[0] & set(rendered.features) == unfinished[1]

@@ -35,7 +35,8 @@ def test_the_libraries_that_never_ask_for_a_second_choice_say_so():
 def test_what_a_library_documents_it_does_on_a_shape_is_in_its_scope_with_where_it_says_so():
     documented = {
         ("haystack", "call_lost", "invalid-json"), ("vllm-pythonic", "call_lost", "content-before"),
-        ("sseclient-py", "phantom_event", "unterminated-event"), ("openai-stream-state", "raised", "length"),
+        ("sseclient-py", "phantom_event", "unterminated-event"), ("sseclient-py", "raised", "disconnect"),
+        ("openai-stream-state", "raised", "length"),
         ("langchain-core", "arguments_misattributed", "index-missing"), ("langchain-core", "name_differs",
                                                                           "name-every-fragment"),
         ("sglang-qwen3-coder", "arguments_differ", "lookalike-strings"),
@@ -50,6 +51,7 @@ def test_what_a_library_documents_it_does_on_a_shape_is_in_its_scope_with_where_
         assert scope_for(name).limit_for(kind, [feature]).cite, (name, kind, feature)
     # What the same libraries never said: a decoder's lost BOM, an SDK's raise on an Azure chunk.
     assert scope_for("sseclient-py").limit_for("event_lost", ["bom"]) is None
+    assert scope_for("sseclient-py").limit_for("raised", ["bom"]) is None
     assert scope_for("openai-stream-state").limit_for("raised", ["content-filter-chunk"]) is None
     assert scope_for("smolagents-agglomerate").limit_for("raised", ["content-filter-chunk"]) is None
     assert scope_for("openai-agents").limit_for("raised", ["disconnect"]) is None

@@ -106,11 +106,12 @@ def test_malformed_streams_end_with_a_code_and_nothing_complete():
         assert got.error is not None and got.error.code == code, (code, got)
         assert not got.executable()
     started_twice = assemble([wire(START, tool(0, "t", "f"), tool(0, "u", "g"))], dialect=A)
-    carries_input = assemble([wire(START, {**tool(0, "t", "f"), "content_block": {
-        "type": "tool_use", "id": "t", "name": "f", "input": {"a": 1}}})], dialect=A)
+    input_twice = assemble([wire(START, tool(0, "t", "f", input={"a": 1}), part(0, "{}"), stop(0), finish(),
+                                 STOP)], dialect=A)
+    input_not_object = assemble([wire(START, tool(0, "t", "f", input=[1]))], dialect=A)
     not_json = assemble([b"event: content_block_delta\ndata: {not json\n\n"], dialect=A)
     no_type = assemble([wire({"index": 0})], dialect=A)
-    for got in (started_twice, carries_input, not_json, no_type):
+    for got in (started_twice, input_twice, input_not_object, not_json, no_type):
         assert got.error is not None and got.error.code == "bad_chunk", got
 
 
@@ -144,3 +145,34 @@ def test_the_assembler_hands_back_frozen_events_in_stream_order():
 @given(strategies.cases(dialect=A))
 def test_generated_cases_assemble_to_their_expected_outcome(case):
     assert assemble(case.reads, case.tools, case.limits, A) == case.expected
+
+
+def server_tool(index, call_id, name="tool_search_tool_regex", kind="server_tool_use"):
+    block = {"type": kind, "id": call_id, "name": name, "input": {}}
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def test_a_server_tool_block_streams_its_own_input_and_is_no_client_call():
+    # vercel/ai's anthropic-tool-search-regex.1 and anthropic-mcp.1 captures.
+    for kind in ("server_tool_use", "mcp_tool_use"):
+        stream = wire(START, server_tool(0, "srvtoolu_1", kind=kind), part(0, ""), part(0, '{"pattern": "w'),
+                      part(0, 'eather"}'), stop(0), tool(1, "toolu_a", "f"), part(1, '{"a":1}'), stop(1), finish(),
+                      STOP)
+        assert_every_cut(stream, Outcome((call(1, "toolu_a", "f", '{"a":1}'),)), A)
+
+
+def test_a_call_made_from_code_carries_its_whole_input_at_its_start():
+    # vercel/ai's anthropic-programmatic-tool-calling.1 capture: caller names the code execution that made it.
+    caller = {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}
+    stream = wire(START, tool(0, "toolu_p", "f", input={"a": 3}, caller=caller), stop(0), finish(), STOP)
+    assert_every_cut(stream, Outcome((call(0, "toolu_p", "f", '{"a":3}'),)), A)
+
+
+def test_a_message_delivered_whole_in_message_start_yields_its_calls():
+    # The later responses of the same capture: content and stop_reason in message_start, then message_stop.
+    whole = {**START, "message": {**START["message"], "stop_reason": "tool_use", "content": [
+        {"type": "text", "text": "rolling"},
+        {"type": "tool_use", "id": "toolu_w", "name": "f", "input": {"a": 4}}]}}
+    assert_every_cut(wire(whole, STOP), Outcome((call(1, "toolu_w", "f", '{"a":4}'),)), A)
+    unfinished = {**whole, "message": {**whole["message"], "stop_reason": "max_tokens"}}
+    assert assemble([wire(unfinished, STOP)], dialect=A).calls[0].status == "incomplete"

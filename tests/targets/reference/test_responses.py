@@ -112,7 +112,8 @@ def test_malformed_streams_end_with_a_code_and_nothing_complete():
     for code, events in cases.items():
         got = assemble([wire(CREATED, *events, COMPLETED)], dialect=R)
         assert got.error is not None and got.error.code == code and not got.executable(), (code, got)
-    for events in ([a, delta(0, "fc_unknown", "{}")], [a, delta(5, "fc", "{}")], [a, added(0, "fc_2", "c2", "g")],
+    two = [a, added(1, "fc_b", "call_b", "g")]
+    for events in ([a, delta(5, "fc", "{}")], [a, added(0, "fc_2", "c2", "g")], [*two, delta(0, "fc_b", "{}")],
                    [{"type": 7}], [{**a, "output_index": "0"}]):
         got = assemble([wire(CREATED, *events, COMPLETED)], dialect=R)
         assert got.error is not None and got.error.code == "bad_chunk", (events, got)
@@ -148,3 +149,18 @@ def test_the_assembler_hands_back_frozen_events_in_stream_order():
 @given(strategies.cases(dialect=R))
 def test_generated_cases_assemble_to_their_expected_outcome(case):
     assert assemble(case.reads, case.tools, case.limits, R) == case.expected
+
+
+def test_a_delta_is_matched_by_its_output_index_whatever_item_id_it_carries():
+    # GitHub Copilot gives every event a fresh item_id (vercel/ai's github-copilot-id-rotation.1 capture).
+    stream = wire(CREATED, added(0, "fc_1", "call_a", "f"), delta(0, "fc_2", '{"a":'), delta(0, "fc_3", "1}"),
+                  done(0, "fc_4", '{"a":1}'), COMPLETED)
+    assert_every_cut(stream, Outcome((call(0, "call_a", "f", '{"a":1}'),)), R)
+
+
+def test_arguments_that_come_only_in_the_done_event_are_the_call_s():
+    # LM Studio sends no delta (vercel/ai's lmstudio-tool-call captures); deltas that disagree are still refused.
+    stream = wire(CREATED, added(0, "fc", "call", "f"), done(0, "fc", '{"a":2}'), COMPLETED)
+    assert_every_cut(stream, Outcome((call(0, "call", "f", '{"a":2}'),)), R)
+    cut = wire(CREATED, added(0, "fc", "call", "f"), done(0, "fc", '{"a":2}'))
+    assert assemble([cut], dialect=R).calls[0].status == "incomplete"
