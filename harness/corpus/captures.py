@@ -46,7 +46,7 @@ CAPTURE_FILES = ("*.chunks.txt", "*.jsonl", "*.sse")
 
 #: The event types that begin, and end, one response of each typed dialect.
 _BOUNDS = {
-    "anthropic": ("message_start", "message_stop"),
+    "anthropic": ("message_start", ("message_stop",)),
     "openai-responses": ("response.created", ("response.completed", "response.incomplete", "response.failed")),
 }
 
@@ -120,7 +120,7 @@ def streams_of(source: str, events: list[Line]) -> list[Capture]:
         if ended and kind == first:
             parts.append([])
         parts[-1].append(event)
-        ended = ended or kind in ((last,) if isinstance(last, str) else last)
+        ended = ended or kind in last
         if kind == first:
             ended = False
     return [Capture(source, dialect, b"".join(_typed(e) for e in part), n) for n, part in enumerate(parts)]
