@@ -15,11 +15,15 @@ import argparse
 import json
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from toolfuzz.cli.arguments import add_target_options, positive_seconds
-from toolfuzz.corpus.captures import CAPTURE_FILES, CaptureError, capture_paths, fixture_of, read_capture
+from toolfuzz.corpus.agreement import ManifestError, agreement
+from toolfuzz.corpus.captures import CAPTURE_FILES, capture_file, capture_paths, fixture_of
+from toolfuzz.corpus.recordings import RecordingError
 from toolfuzz.corpus.curation import check, load_corpus, merge, minimize
+from toolfuzz.outputs.agreement_report import render_agreement, render_agreement_markdown
 from toolfuzz.outputs.check_report import render_check
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.fixtures import dumps, write_atomic
@@ -83,11 +87,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     x.add_argument("--check", action="store_true", help="with --write: exit 1 if FILE is not what would be written")
     x.set_defaults(run=run_matrix)
 
-    i = verbs.add_parser("import", help="turn captured streams (AI SDK chunk files, SSE bodies) into fixtures",
-                         description="Read captured provider streams and write one fixture per response into --out: "
-                         "JSON lines of event data (the AI SDK's *.chunks.txt, or *.jsonl) framed back as their "
-                         "server frames them, or SSE bodies (*.sse) as they came. The dialect is told from the "
-                         "events; a recording of several responses (an agent's turns) gives one fixture each. The "
+    g = verbs.add_parser("agree", help="does the reference read each real capture as its source's tests do",
+                         description="Replay every recording a captures.toml names (each source's folder holds one, "
+                         "with its LICENSE: see findings/captures/README.md) on the reference, and compare its "
+                         "reading of each response with what the source's own tests read from it. Prints a table "
+                         "by source, each documented ambiguity, and each response read otherwise. Exit 0 when "
+                         "every response is read as its manifest says, 1 when one is not, 2 for a manifest that "
+                         "cannot be used (named, with its field).")
+    g.add_argument("paths", nargs="*", default=[f"{DEFAULT}/captures"], metavar="PATH",
+                   help=f"folders searched for captures.toml, or manifests (default {DEFAULT}/captures)")
+    g.add_argument("--markdown", action="store_true", help="print the table by source as markdown only")
+    g.set_defaults(run=run_agree)
+
+    i = verbs.add_parser("import", help="turn recorded streams (VCR cassettes, HAR, SSE bodies, chunk files) "
+                         "into fixtures",
+                         description="Read recorded provider streams and write one fixture per response into --out. "
+                         "A file's form is told from its bytes: VCR cassettes (YAML or JSON, gzipped or not, "
+                         "bodies plain, base64 or gzip), HAR files, SSE bodies (*.sse, inline-snapshot's *.bin) "
+                         "kept as they came, and JSON lines of event data (the AI SDK's *.chunks.txt) framed back "
+                         "as their server frames them. Only event-stream responses are read. The dialect is told "
+                         "from the events; a recording of several responses (a cassette's interactions, an agent's "
+                         "turns) gives one fixture each. The "
                          "expected outcome is the reference's reading; --source, --commit and --licence are kept "
                          "in each fixture's 'found'. A recording that cannot be read is named on stderr, one line "
                          "each, and the others are written. Then replay them: toolfuzz replay --target NAME DIR.")
@@ -173,6 +193,15 @@ def run_matrix(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_agree(args: argparse.Namespace) -> int:
+    try:
+        verdicts = list(agreement(args.paths))
+    except ManifestError as e:
+        raise UsageError(str(e)) from None
+    sys.stdout.write(render_agreement_markdown(verdicts) if args.markdown else render_agreement(verdicts))
+    return 0 if all(v.agrees for v in verdicts) else 1
+
+
 def run_import(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -182,16 +211,25 @@ def run_import(args: argparse.Namespace) -> int:
         raise UsageError(f"no recording ({', '.join(CAPTURE_FILES)}) in {' '.join(args.paths)}")
     provenance = {k: v for k, v in (("repository", args.source), ("commit", args.commit),
                                     ("licence", args.licence)) if v}
-    written = unreadable = 0
+    written = unreadable = read = 0
+    names: dict[str, Path] = {}
     for path in paths:
         try:
-            captures = read_capture(path)
-        except CaptureError as e:
+            captured = capture_file(path)
+        except RecordingError as e:
             print(f"unreadable  {e}", file=sys.stderr)
             unreadable += 1
             continue
-        for capture in captures:
+        read += 1
+        for e in captured.unread:
+            print(f"unreadable  {e}", file=sys.stderr)
+            unreadable += 1
+        for capture in captured.captures:
             fixture = fixture_of(capture, provenance)
+            if names.setdefault(fixture.name, path) != path:
+                # Two recordings of one name in two folders (test_stream.yaml beside test_stream.yaml): the
+                # second is named with its folder, so neither overwrites the other.
+                fixture = replace(fixture, name=f"capture--{path.parent.name}--{fixture.name.removeprefix('capture--')}")
             target = out / f"{fixture.name}.json"
             try:
                 out.mkdir(parents=True, exist_ok=True)
@@ -200,9 +238,10 @@ def run_import(args: argparse.Namespace) -> int:
                 raise UsageError(f"{target}: cannot write: {e.strerror or e}") from None
             calls = fixture.case.expected.calls
             error = fixture.case.expected.error
-            print(f"wrote  {target}  ({capture.dialect}, {len(calls)} call{'s' * (len(calls) != 1)}"
+            print(f"wrote  {target}  ({captured.form}{', ' + capture.where if capture.where else ''}: "
+                  f"{capture.dialect}, {len(calls)} call{'s' * (len(calls) != 1)}"
                   + (f", ends {error.code}" if error else "") + ")")
             written += 1
-    print(f"{written} fixture{'s' * (written != 1)} from {len(paths) - unreadable} recording"
-          f"{'s' * (len(paths) - unreadable != 1)}, {unreadable} unreadable (in {out})")
+    print(f"{written} fixture{'s' * (written != 1)} from {read} recording{'s' * (read != 1)}, "
+          f"{unreadable} unreadable (in {out})")
     return 2 if unreadable else 0

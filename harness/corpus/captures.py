@@ -1,23 +1,26 @@
-"""Captured provider streams, read from the forms public test suites keep them in, as the wires a server sent.
+"""Captured provider streams, read from the recordings public test suites keep, as the wires a server sent.
 
 Theory of operation
 -------------------
 
 A capture is what a real server sent, recorded once by somebody else's test
-suite.  Two forms are read here:
+suite.  :mod:`toolfuzz.corpus.recordings` reads a file, in whichever form it
+is kept (JSON lines, an SSE body, a VCR cassette, a HAR), into the bodies of
+the event streams it holds; here each body becomes the responses it carries:
 
-* **JSON lines** (the AI SDK's ``*.chunks.txt``): one event's data per line,
-  the SSE framing stripped.  The framing is put back as each dialect's server
-  writes it: ``event: TYPE`` before each typed event (Responses and Anthropic
-  name their events so), ``data: [DONE]`` after a chat stream.
-* **SSE bodies**: the bytes as they came, kept as they are.
+* **an SSE body** is one response, its bytes kept as they came;
+* **JSON lines** (the AI SDK's ``*.chunks.txt``) are event datas with the SSE
+  framing stripped.  The framing is put back as each dialect's server writes
+  it: ``event: TYPE`` before each typed event (Responses and Anthropic name
+  their events so), ``data: [DONE]`` after a chat stream.  Such a recording
+  may hold several responses in a row (a multi-step agent's turns): an
+  Anthropic ``message_start`` after a ``message_stop``, or a Responses
+  ``response.created`` after a ``response.completed``, begins the next one,
+  and each is its own stream (:func:`streams_of`).
 
-The dialect is told from the first event's data (:func:`dialect_of`).  One
-recording may hold several responses in a row (a multi-step agent's turns):
-an Anthropic ``message_start`` after a ``message_stop``, or a Responses
-``response.created`` after a ``response.completed``, begins the next one, and
-each is its own stream (:func:`streams_of`).  What cannot be read is one
-:class:`CaptureError` naming the file, the line and why.
+The dialect is told from the events' data (:func:`dialect_of`).  A body whose
+dialect cannot be told (Gemini's or Bedrock's, say) is named as unread and the
+file's other bodies are still read (:func:`capture_file`).
 
 ``toolfuzz corpus import`` writes each response as a fixture
 (:func:`fixture_of`): its expected outcome is the reference's reading, which
@@ -29,41 +32,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
 from toolfuzz.corpus.fixtures import Fixture
+from toolfuzz.corpus.recordings import Body, Line, RecordingError, read_recording
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.targets.reference import assemble
 from toolfuzz.vocabulary import Case
 
-__all__ = ["Capture", "CaptureError", "Line", "CAPTURE_FILES", "capture_paths", "dialect_of", "fixture_of",
+__all__ = ["Capture", "Captured", "CAPTURE_FILES", "capture_file", "capture_paths", "dialect_of", "fixture_of",
            "read_capture", "streams_of"]
 
 #: The names of the recordings a folder is searched for.
-CAPTURE_FILES = ("*.chunks.txt", "*.jsonl", "*.sse")
+CAPTURE_FILES = ("*.chunks.txt", "*.txt", "*.jsonl", "*.sse", "*.bin", "*.yaml", "*.yml", "*.yaml.gz", "*.json", "*.har")
 
 #: The event types that begin, and end, one response of each typed dialect.
 _BOUNDS = {
     "anthropic": ("message_start", ("message_stop",)),
     "openai-responses": ("response.created", ("response.completed", "response.incomplete", "response.failed")),
 }
-
-
-class Line(NamedTuple):
-    """One recorded event: its data as parsed, and as the recording holds it (written back byte for byte)."""
-
-    data: dict[str, Any]
-    text: bytes
-
-
-class CaptureError(ValueError):
-    """A capture that cannot be read: the file, where in it, and why."""
-
-    def __init__(self, source: str, where: str, message: str) -> None:
-        self.source, self.where, self.message = source, where, message
-        super().__init__(f"{source}: {where}: {message}" if where else f"{source}: {message}")
 
 
 @dataclass(frozen=True)
@@ -75,6 +64,20 @@ class Capture:
     wire: bytes
     #: Which response of its recording it is (0 for the first).
     part: int = 0
+    #: Where in its recording its body is ("interaction 3"), or "" for a file that is one body.
+    where: str = ""
+
+
+@dataclass(frozen=True)
+class Captured:
+    """What one recorded file gives: its form, its responses, what in it could not be read, what is no stream."""
+
+    source: str
+    form: str
+    captures: tuple[Capture, ...]
+    unread: tuple[RecordingError, ...] = ()
+    #: Responses of the recording that are no event stream (a cassette's other requests).
+    skipped: int = 0
 
 
 def dialect_of(data: dict[str, Any]) -> str | None:
@@ -90,28 +93,55 @@ def dialect_of(data: dict[str, Any]) -> str | None:
     return None
 
 
-def read_capture(path: str | Path) -> list[Capture]:
-    """Every response recorded in ``path`` (JSON lines, or an SSE body ending ``.sse``), each framed as sent."""
+def capture_file(path: str | Path) -> Captured:
+    """Every response recorded in ``path``, each framed as sent; a file that cannot be read at all raises."""
     path = Path(path)
     source = str(path)
     try:
         raw = path.read_bytes()
     except OSError as e:
-        raise CaptureError(source, "", e.strerror or str(e)) from None
-    if path.suffix == ".sse":
-        return [Capture(source, _sse_dialect(source, raw), raw)]
-    return streams_of(source, _json_lines(source, raw))
+        raise RecordingError(source, "", e.strerror or str(e)) from None
+    recording = read_recording(source, raw)
+    captures: list[Capture] = []
+    unread: list[RecordingError] = []
+    for body in recording.bodies:
+        try:
+            found = _responses(source, body)
+        except RecordingError as e:
+            unread.append(e)
+            continue
+        first = len(captures)
+        captures.extend(Capture(c.source, c.dialect, c.wire, first + n, body.where) for n, c in enumerate(found))
+    if not captures and not unread:
+        raise RecordingError(source, "", f"a {recording.form} holding no event stream "
+                             f"({recording.skipped} other response{'s' * (recording.skipped != 1)})")
+    return Captured(source, recording.form, tuple(captures), tuple(unread), recording.skipped)
+
+
+def read_capture(path: str | Path) -> list[Capture]:
+    """Every response recorded in ``path``; the first body that cannot be read raises."""
+    captured = capture_file(path)
+    if captured.unread:
+        raise captured.unread[0]
+    return list(captured.captures)
+
+
+def _responses(source: str, body: Body) -> list[Capture]:
+    if body.sse is not None:
+        return [Capture(source, _sse_dialect(source, body.where, body.sse), body.sse)]
+    return streams_of(source, list(body.events))
 
 
 def streams_of(source: str, events: list[Line]) -> list[Capture]:
     """The responses in a recording of event datas, each framed as its dialect's server frames it."""
     if not events:
-        raise CaptureError(source, "", "holds no event")
+        raise RecordingError(source, "", "holds no event")
     dialect = next((d for d in (dialect_of(e.data) for e in events) if d is not None), None)
     if dialect is None:
-        raise CaptureError(source, "line 1", "no event says its dialect (a 'type', or a chat chunk's 'choices')")
+        raise RecordingError(source, "line 1", "no event says its dialect (a 'type', or a chat chunk's 'choices')")
     if dialect == "openai-chat":
-        return [Capture(source, "openai-chat", b"".join(_data(e) for e in events) + b"data: [DONE]\n\n")]
+        return [Capture(source, dialect, b"".join(_data(e) for e in part) + b"data: [DONE]\n\n", n)
+                for n, part in enumerate(_chat_responses(events))]
     first, last = _BOUNDS[dialect]
     parts: list[list[Line]] = [[]]
     ended = False
@@ -126,22 +156,25 @@ def streams_of(source: str, events: list[Line]) -> list[Capture]:
     return [Capture(source, dialect, b"".join(_typed(e) for e in part), n) for n, part in enumerate(parts)]
 
 
-def _json_lines(source: str, raw: bytes) -> list[Line]:
-    events = []
-    for number, line in enumerate(raw.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            data = orjson.loads(line)
-        except orjson.JSONDecodeError as e:
-            raise CaptureError(source, f"line {number}", f"not JSON at column {e.colno}: {e.msg}") from None
-        if type(data) is not dict:
-            raise CaptureError(source, f"line {number}", "an event's data is not a JSON object")
-        events.append(Line(data, line.strip()))
-    return events
+def _chat_responses(events: list[Line]) -> list[list[Line]]:
+    """A chat recording split where a chunk of another completion ``id`` follows one with a finish reason: a
+    recorder that kept an agent's steps in one file (vercel/ai's cerebras fixture holds two completions)."""
+    parts: list[list[Line]] = [[]]
+    finished, current = False, None
+    for event in events:
+        chunk_id = event.data.get("id")
+        if finished and chunk_id is not None and chunk_id != current:
+            parts.append([])
+            finished = False
+        current = chunk_id if chunk_id is not None else current
+        parts[-1].append(event)
+        choices = event.data.get("choices")
+        finished = finished or (isinstance(choices, list)
+                                and any(type(c) is dict and c.get("finish_reason") for c in choices))
+    return parts
 
 
-def _sse_dialect(source: str, raw: bytes) -> str:
+def _sse_dialect(source: str, where: str, raw: bytes) -> str:
     for line in raw.splitlines():
         if line.startswith(b"data:"):
             payload = line[5:].strip()
@@ -151,7 +184,7 @@ def _sse_dialect(source: str, raw: bytes) -> str:
                 continue
             if type(data) is dict and (dialect := dialect_of(data)) is not None:
                 return dialect
-    raise CaptureError(source, "", "no data line says its dialect")
+    raise RecordingError(source, where, "no data line says its dialect (openai-chat, openai-responses or anthropic)")
 
 
 def _data(event: Line) -> bytes:
@@ -183,6 +216,7 @@ def fixture_of(capture: Capture, provenance: dict[str, str] | None = None) -> Fi
     case = Case(reads=(capture.wire,), expected=assemble([capture.wire], dialect=capture.dialect),
                 dialect=capture.dialect)
     case = Case(reads=case.reads, expected=case.expected, dialect=case.dialect, events=expected_events(case))
-    found = {"by": "import", "source": capture.source, "part": capture.part, **(provenance or {})}
+    found = {"by": "import", "source": capture.source, "part": capture.part,
+             **({"where": capture.where} if capture.where else {}), **(provenance or {})}
     return Fixture(case=case, name=f"capture--{stem}--{capture.part}",
                    description="a response a real server sent, as recorded", found=found)

@@ -219,12 +219,18 @@ def _fresh(target: Path) -> tuple[int, str]:
             continue
 
 
+#: The manifest of a folder of real captures (toolfuzz.corpus.agreement): its ``*.json`` files are recordings, not
+#: fixtures, and a folder walk leaves them out.
+CAPTURES_MANIFEST = "captures.toml"
+
+
 def iter_fixture_paths(paths: list[str]) -> list[Path]:
-    """Expand files and folders into fixture files (``*.json``, sorted, recursively)."""
+    """Expand files and folders into fixture files (``*.json``, sorted, recursively; not a captures folder's)."""
     found: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found.extend(sorted(q for q in p.rglob("*.json") if q.is_file()))
+            found.extend(sorted(q for q in p.rglob("*.json")
+                                if q.is_file() and not (q.parent / CAPTURES_MANIFEST).is_file()))
         else:
             found.append(p)
     return found

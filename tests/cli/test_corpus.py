@@ -158,7 +158,7 @@ def test_import_writes_a_fixture_per_captured_response_that_replays_and_names_wh
     assert code == 2
     assert err.splitlines() == [f"unreadable  {broken}: line 2: not JSON at column 24: unexpected end of data"]
     written = sorted((tmp_path / "out").glob("*.json"))
-    assert len(written) == 29 and out.splitlines()[-1].startswith("29 fixtures from 13 recordings, 1 unreadable")
+    assert len(written) == 191 and out.splitlines()[-1].startswith("191 fixtures from 113 recordings, 1 unreadable")
     programmatic = json.loads((tmp_path / "out" / "capture--anthropic-programmatic-tool-calling.1--3.json").read_text())
     assert programmatic["found"] == {"by": "import", "part": 3, "repository": "vercel/ai", "licence": "Apache-2.0",
                                      "source": str(ROOT / "findings" / "captures" / "vercel-ai" /
@@ -176,3 +176,29 @@ def test_import_into_a_file_or_from_nothing_is_one_usage_error(capsys, tmp_path)
     empty.mkdir()
     code, _, err = run(capsys, "import", empty, "--out", tmp_path / "o")
     assert code == 2 and "no recording" in err and not (tmp_path / "o").exists()
+
+
+def test_import_names_a_second_recording_of_one_name_by_its_folder_and_reads_a_cassette(capsys, tmp_path):
+    cassette = ROOT / "findings" / "captures" / "crewai" / "test_handle_streaming_tool_calls.yaml"
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        shutil.copyfile(cassette, tmp_path / folder / cassette.name)
+    code, out, _ = run(capsys, "import", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "out")
+    assert code == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "capture--b--test_handle_streaming_tool_calls--0.json", "capture--test_handle_streaming_tool_calls--0.json"]
+    assert "(VCR cassette (YAML), interaction 1: openai-chat, 1 call)" in out
+
+
+def test_agree_passes_on_the_captures_and_fails_on_a_manifest_that_expects_otherwise(capsys, tmp_path):
+    code, out, _ = run(capsys, "agree")
+    assert code == 0 and out.splitlines()[-1].startswith("pass: 191 responses from 11 sources")
+    source = ROOT / "findings" / "captures" / "openai-node"
+    shutil.copytree(source, tmp_path / "openai-node")
+    manifest = tmp_path / "openai-node" / "captures.toml"
+    manifest.write_text(manifest.read_text().replace("calls = [[]]", 'calls = [[["f", {}]]]'))
+    code, out, _ = run(capsys, "agree", tmp_path)
+    assert code == 1 and "differs" in out and out.splitlines()[-1].startswith("FAIL: 1 responses from 1 sources")
+    manifest.write_text("[source]\n")
+    code, _, err = run(capsys, "agree", tmp_path)
+    assert code == 2 and err.count("\n") == 1 and "captures.toml: source.repository: missing" in err

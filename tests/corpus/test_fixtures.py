@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from toolfuzz.corpus.fixtures import FORMAT, Fixture, FixtureError, dumps, load, loads, write_atomic
+from toolfuzz.corpus.fixtures import FORMAT, Fixture, FixtureError, dumps, iter_fixture_paths, load, loads, write_atomic
 from toolfuzz.vocabulary import Call, Case, Limits, Outcome, StreamError, Tool
 from tests.paths import ROOT
 
@@ -208,3 +208,12 @@ def test_a_recorded_regression_range_round_trips_and_reads_as_a_range():
     with pytest.raises(FixtureError, match=r"history\.openai-stream-state\.tested\.1\.4\.0: must be fails, passes, "
                                            r"changed or error, not 'maybe'"):
         loads(json.dumps(bad))
+
+
+def test_a_folder_walk_leaves_out_the_recordings_of_a_captures_folder(tmp_path):
+    (tmp_path / "source").mkdir()
+    (tmp_path / "source" / "recorded.json").write_text("[]")
+    (tmp_path / "fixture.json").write_text("{}")
+    assert iter_fixture_paths([str(tmp_path)]) == [tmp_path / "fixture.json", tmp_path / "source" / "recorded.json"]
+    (tmp_path / "source" / "captures.toml").write_text("")
+    assert iter_fixture_paths([str(tmp_path)]) == [tmp_path / "fixture.json"]

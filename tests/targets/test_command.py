@@ -418,6 +418,13 @@ SPINNING = textwrap.dedent('''
 ''')
 
 
+def _as_in_a_terminal() -> None:
+    # A run started from a terminal hears SIGINT and SIGTERM.  One started by a shell's `&` (CI launched in
+    # the background, say) inherits SIGINT ignored, and a second ctrl-c is rightly ignored again there.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("workers,signum", [("1", signal.SIGKILL), ("2", signal.SIGKILL), ("1", signal.SIGINT),
                                             ("2", signal.SIGTERM)],
                          ids=["sigkill", "sigkill-workers", "ctrl-c-twice", "sigterm-twice-workers"])
@@ -428,7 +435,7 @@ def test_a_run_ended_by_a_signal_leaves_no_program_behind_not_even_one_deep_in_a
                             f"cmd:{sys.executable} {program} {spinning}", "--workers", workers, "--timeout", "600",
                             "--max-examples", "10", "--budget", "600", "--database", "none", "--findings",
                             str(tmp_path / "found"), "--state", str(tmp_path / "state")], cwd=ROOT,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_as_in_a_terminal)
     try:
         for _ in range(1200):  # a bound on the wait for the first case, which comes at once when all is well
             if spinning.exists() or run.poll() is not None:
