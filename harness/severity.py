@@ -240,6 +240,13 @@ SERVERS = {
     "dynamo": "NVIDIA Dynamo",
     "mistral.rs": "mistral.rs",
     "sambanova": "SambaNova Cloud",
+    # Seen in real captures (findings/captures/).
+    "alibaba": "Alibaba Cloud Model Studio (Qwen)",
+    "bedrock-mantle": "AWS Bedrock's OpenAI-compatible Responses endpoint",
+    "cerebras": "Cerebras",
+    "perplexity": "Perplexity's Sonar API",
+    "vertex-anthropic": "Anthropic's models on Google Vertex AI",
+    "writer": "Writer's chat API",
 }
 
 

@@ -157,6 +157,14 @@ _OTHERS = [
                    "stream interval or speculative step at a time")
       for n in ("batched", "calls-in-one-batch", "content-before", "lookalike-strings", "one-token-batches",
                 "stop-alone")),
+    # A real server's own stream (toolfuzz corpus import, findings/captures/): whatever shapes it holds, that server
+    # was seen sending them.  A recording of a server nobody named (a user's own) grounds nothing on its own, and
+    # one the contract reads otherwise than its source's tests (a documented ambiguity) is read by a choice.
+    *(Shape(f"captured-{server}", Source.CAPTURE, f"a stream {name} sent, recorded (findings/captures/)",
+            frozenset({server})) for server, name in SERVERS.items()),
+    Shape("captured", Source.INFERRED, "a recorded stream of a server nobody named"),
+    Shape("captured-ambiguous", Source.CAPTURE, "a recorded stream the contract reads otherwise than its source's "
+                                                "tests (findings/captures/README.md)", truth=Source.CHOICE),
     # The parsers' whole-text parse keeps only the text before the first call as content (sglang's
     # detect_and_parse: text[:idx]), and no chat template renders text after or between a message's calls.
     *(Shape(n, Source.INFERRED, "text after or between the calls: the templates render none, and sglang's "

@@ -10,16 +10,21 @@ A library that is not installed skips its folder, except under CI, where that fa
 import functools
 import importlib.util
 import json
+import shutil
 import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
+from toolfuzz.cli import main
+from toolfuzz.corpus.curation import merge
+from toolfuzz.corpus.findings import path_for, replayed_fixture, save_fixture
 from toolfuzz.corpus.fixtures import iter_fixture_paths, load
-from toolfuzz.corpus.replay import Report, fixed_in, load_fixtures, recorded_version, replay
+from toolfuzz.corpus.replay import Report, divergent, fixed_in, load_fixtures, recorded_version, replay
 from toolfuzz.judge.contestants import resolve
 from toolfuzz.targets import adapters
+from toolfuzz.targets.registry import builtin_targets
 from toolfuzz.targets.reference import assemble
 from tests.adapter_checks import LLAMA_PYTHON, PARTIAL_EXAMPLE, SGLANG_PYTHON, VLLM_PYTHON, node_example, unavailable
 from toolfuzz.vocabulary import text_format
@@ -164,3 +169,46 @@ def test_the_findings_recorded_on_each_library_replay_as_recorded(library):
         assert c.verdict == "still fails" or (c.verdict in ("fixed", "changed") and c.version != c.recorded), c
         if c.fixed_in:
             print(f"{c.fixture}: {c.fixed_in}; bash .ci/repin re-records the pins and lists it (docs/ci.md)")
+
+
+
+#: The library targets that read a wire in the main environment (the real captures are wires): every known
+#: adapter's but the partial parsers', the serving engines' and those of an environment of their own.
+WIRE_TARGETS = sorted(name for adapter in adapters.KNOWN if adapter.level in ("", "sse") and not adapter.environment
+                      for name in adapter.names)
+
+
+@pytest.fixture(scope="module")
+def captures_imported(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("captures")
+    assert main(["corpus", "import", str(FINDINGS / "captures"), "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("name", WIRE_TARGETS)
+def test_what_a_library_target_meets_on_the_real_captures_is_a_root_cause_recorded_in_findings(
+        name, captures_imported, tmp_path):
+    # Each library target replays every real capture; what it gets wrong there, written as a run writes its
+    # findings and merged into findings/ as a maintainer would, adds no root cause: each is one recorded
+    # (a capture's shapes hold all of its features), or one recorded from the captures themselves.
+    found = tmp_path / "found"
+    targets = builtin_targets([name])
+    if name in targets:
+        report = replay(load_fixtures([str(captures_imported)]), [targets[name]])
+        assert not [c for c in report.cells if c.target == "reference" and c.unexpected]
+        for loaded, finding in divergent(report, targets):
+            save_fixture(path_for(found, finding), replayed_fixture(finding, loaded.fixture.found))
+    elif name == "llama-index" and LLAMA_PYTHON:
+        # In its own environment (it needs openai<3), writing its findings as the main one does.
+        done = subprocess.run([LLAMA_PYTHON, "-m", "toolfuzz", "replay", "--target", name, str(captures_imported),
+                               "--findings", str(found)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert done.returncode in (0, 1), done.stderr
+    else:
+        unavailable(f"{name}: {adapters.unavailable(name)}")
+    if not found.exists():
+        return
+    corpus = tmp_path / "findings"
+    shutil.copytree(FINDINGS, corpus, ignore=shutil.ignore_patterns("captures"))
+    new = [(m.action, str(m.path), str(m.source)) for m in merge([str(found)], corpus)
+           if m.action not in ("folded", "kept")]
+    assert new == []

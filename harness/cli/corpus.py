@@ -19,13 +19,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from toolfuzz.cli.arguments import add_target_options, positive_seconds
-from toolfuzz.corpus.agreement import ManifestError, agreement
-from toolfuzz.corpus.captures import CAPTURE_FILES, capture_file, capture_paths, fixture_of
+from toolfuzz.corpus.agreement import ManifestError, agreement, manifested
+from toolfuzz.corpus.captures import CAPTURE_FILES, capture_features, capture_file, capture_paths, fixture_of
 from toolfuzz.corpus.recordings import RecordingError
 from toolfuzz.corpus.curation import check, load_corpus, merge, minimize
 from toolfuzz.outputs.agreement_report import render_agreement, render_agreement_markdown
 from toolfuzz.outputs.check_report import render_check
 from toolfuzz.errors import UsageError
+from toolfuzz.severity import SERVERS
 from toolfuzz.corpus.fixtures import dumps, write_atomic
 from toolfuzz.outputs.matrix import render_matrix
 from toolfuzz.judge.contestants import resolve_all
@@ -117,6 +118,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--source", metavar="TEXT", help="where the recordings come from (a repository, a URL)")
     i.add_argument("--commit", metavar="TEXT", help="the commit or date they were taken at")
     i.add_argument("--licence", metavar="TEXT", help="the licence they are under")
+    i.add_argument("--server", metavar="NAME", help="the server that sent them (one of toolfuzz profiles --servers), "
+                   "which their findings are graded on; a recording a captures.toml names takes its own")
     i.set_defaults(run=run_import)
 
 
@@ -209,8 +212,15 @@ def run_import(args: argparse.Namespace) -> int:
     paths = capture_paths(args.paths)
     if not paths:
         raise UsageError(f"no recording ({', '.join(CAPTURE_FILES)}) in {' '.join(args.paths)}")
-    provenance = {k: v for k, v in (("repository", args.source), ("commit", args.commit),
-                                    ("licence", args.licence)) if v}
+    given = {k: v for k, v in (("repository", args.source), ("commit", args.commit),
+                               ("licence", args.licence)) if v}
+    if args.server and args.server not in SERVERS:
+        raise UsageError(f"--server: {args.server!r} is not one of {', '.join(sorted(SERVERS))}")
+    try:
+        # A recording a captures.toml names is imported with its provenance, its server and its ambiguity.
+        manifests = manifested(args.paths)
+    except ManifestError as e:
+        raise UsageError(str(e)) from None
     written = unreadable = read = 0
     names: dict[str, Path] = {}
     for path in paths:
@@ -224,8 +234,16 @@ def run_import(args: argparse.Namespace) -> int:
         for e in captured.unread:
             print(f"unreadable  {e}", file=sys.stderr)
             unreadable += 1
+        entry = manifests.get(path.resolve())
+        provenance = entry.provenance() if entry else given
         for capture in captured.captures:
-            fixture = fixture_of(capture, provenance)
+            if entry is None:
+                features = capture_features(capture, args.server or "")
+            else:
+                ambiguous = capture.part < len(entry.reads_as) and \
+                    entry.reads_as[capture.part] != entry.responses[capture.part]
+                features = capture_features(capture, entry.server, ambiguous)
+            fixture = fixture_of(capture, provenance, features)
             if names.setdefault(fixture.name, path) != path:
                 # Two recordings of one name in two folders (test_stream.yaml beside test_stream.yaml): the
                 # second is named with its folder, so neither overwrites the other.

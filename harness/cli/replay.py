@@ -13,13 +13,16 @@ import argparse
 import json
 import shutil
 import sys
+from pathlib import Path
 
 from toolfuzz.cli.arguments import add_dialect_option, add_target_options
-from toolfuzz.errors import UsageError
+from toolfuzz.errors import UsageError, need_writable
 from toolfuzz.corpus.fixtures import write_atomic
-from toolfuzz.corpus.replay import read_fixtures, replay
+from toolfuzz.corpus.findings import path_for, replayed_fixture, save_fixture
+from toolfuzz.corpus.replay import divergent, read_fixtures, replay
 from toolfuzz.outputs.replay_matrix import render, replay_junit
 from toolfuzz.judge.contestants import resolve_all
+from toolfuzz.targets.registry import builtin_targets
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_dialect_option(p, "replay only the fixtures of this dialect (each runs in its own dialect)", None)
     p.add_argument("--json", action="store_true", help="print a machine-readable report instead of the matrix")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per fixture and target")
+    p.add_argument("--findings", metavar="DIR", help="also write each unexpected divergence as a finding under DIR "
+                   "(as toolfuzz run does: one file per root cause, the smallest case kept), its 'found' keeping "
+                   "where the replayed fixture came from: for recorded traffic imported with corpus import")
     p.set_defaults(run=run)
 
 
@@ -49,7 +55,20 @@ def run(args: argparse.Namespace) -> int:
         fixtures = [f for f in fixtures if f.fixture.case.dialect == args.dialect]
         if not fixtures and not unreadable:
             raise UsageError(f"no fixture of dialect {args.dialect} in {' '.join(args.paths)}")
+    if args.findings:
+        need_writable(args.findings, "--findings")
     report = replay(fixtures, given, args.timeout, unreadable)
+    if args.findings:
+        targets = {t.name: t for t in given} if given is not None else builtin_targets(
+            {name for f in fixtures for name in f.fixture.observed})
+        for loaded, finding in divergent(report, targets, args.timeout):
+            path = path_for(Path(args.findings), finding)
+            try:
+                path, what = save_fixture(path, replayed_fixture(finding, loaded.fixture.found))
+            except OSError as e:
+                raise UsageError(f"{path}: cannot write the finding: {e.strerror or e}") from None
+            print(f"{what:<8} {path}  ({finding.target.name} {finding.divergence.kind}, from {loaded.path})",
+                  file=sys.stderr)
     if args.junit:
         try:
             write_atomic(args.junit, replay_junit(report))

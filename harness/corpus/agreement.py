@@ -36,9 +36,11 @@ from toolfuzz.corpus.captures import Capture, capture_file
 from toolfuzz.corpus.fixtures import CAPTURES_MANIFEST
 from toolfuzz.corpus.recordings import RecordingError
 from toolfuzz.targets.reference import assemble
+from toolfuzz.severity import SERVERS
 from toolfuzz.vocabulary import Outcome
 
-__all__ = ["MANIFEST", "Entry", "Expected", "ManifestError", "Verdict", "agreement", "entries", "read_of"]
+__all__ = ["MANIFEST", "Entry", "Expected", "ManifestError", "Verdict", "agreement", "entries", "manifested",
+           "read_of"]
 
 #: The manifest each source's folder holds.
 MANIFEST = CAPTURES_MANIFEST
@@ -86,6 +88,12 @@ class Entry:
     ambiguity: str = ""
     #: With an ambiguity: what the reference reads instead, per response.
     reads_as: tuple[Expected, ...] = ()
+    #: The server that sent it (toolfuzz.severity.SERVERS), or "" where nobody says.
+    server: str = ""
+
+    def provenance(self) -> dict[str, str]:
+        """Where it came from, as an imported fixture's ``found`` keeps it."""
+        return {"repository": self.repository, "commit": self.commit, "licence": self.licence, "path": self.path}
 
     @property
     def recording(self) -> Path:
@@ -144,6 +152,18 @@ def entries(paths: list[str | Path]) -> list[Entry]:
     return [e for m in manifests for e in _entries(m)]
 
 
+def manifested(paths: list[str | Path]) -> dict[Path, Entry]:
+    """The manifest entry of each recording under ``paths`` that a captures.toml names: the captures.toml of each
+    folder given or under it, and of each file's own folder."""
+    manifests: set[Path] = set()
+    for p in map(Path, paths):
+        if p.is_dir():
+            manifests.update(p.rglob(MANIFEST))
+        elif (p.parent / MANIFEST).is_file():
+            manifests.add(p.parent / MANIFEST)
+    return {e.recording.resolve(): e for m in sorted(manifests) for e in _entries(m)}
+
+
 def agreement(paths: list[str | Path]) -> Iterator[Verdict]:
     """Each response of each recording the manifests name, read by the reference and judged."""
     for entry in entries(paths):
@@ -199,8 +219,11 @@ def _entries(manifest: Path) -> list[Entry]:
             if not isinstance(ambiguity, str) or not ambiguity:
                 raise ManifestError(name, f"{where}.reads_as", "given without an ambiguity saying why")
             reads_as = _responses(name, where, raw, "reads_as", raw.get("reads_as_ends", raw.get("ends")))
+        server = raw.get("server", "")
+        if server and server not in SERVERS:
+            raise ManifestError(name, f"{where}.server", f"{server!r} is not one of {', '.join(sorted(SERVERS))}")
         out.append(Entry(manifest, raw["file"], source["repository"], source["commit"], source["licence"],
-                         raw["path"], raw["shape"], raw["expected_from"], responses, ambiguity, reads_as))
+                         raw["path"], raw["shape"], raw["expected_from"], responses, ambiguity, reads_as, server))
     return out
 
 

@@ -30,7 +30,7 @@ test suite reads from it, and ``found`` says where the recording came from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +38,14 @@ import orjson
 
 from toolfuzz.corpus.fixtures import Fixture
 from toolfuzz.corpus.recordings import Body, Line, RecordingError, read_recording
+from toolfuzz.corpus.shapes import shapes_of
 from toolfuzz.judge.compare_events import expected_events
+from toolfuzz.severity import SERVERS
 from toolfuzz.targets.reference import assemble
 from toolfuzz.vocabulary import Case
 
-__all__ = ["Capture", "Captured", "CAPTURE_FILES", "capture_file", "capture_paths", "dialect_of", "fixture_of",
+__all__ = ["Capture", "Captured", "CAPTURE_FILES", "capture_features", "capture_file", "capture_paths", "dialect_of",
+           "fixture_of",
            "read_capture", "streams_of"]
 
 #: The names of the recordings a folder is searched for.
@@ -208,14 +211,31 @@ def capture_paths(paths: list[str]) -> list[Path]:
     return found
 
 
-def fixture_of(capture: Capture, provenance: dict[str, str] | None = None) -> Fixture:
+def capture_features(capture: Capture, server: str = "", ambiguous: bool = False) -> tuple[str, ...]:
+    """A captured response's features: its dialect's documented shape, the shapes it shows
+    (:func:`toolfuzz.corpus.shapes.shapes_of`), who sent it (``captured-SERVER``, which grading takes as that
+    server seen sending each of them; ``captured`` when nobody says), and ``captured-ambiguous`` where the
+    contract reads it by a choice of its own (toolfuzz.strategies.features)."""
+    if server and server not in SERVERS:
+        raise ValueError(f"unknown server {server!r}: one of {', '.join(sorted(SERVERS))}")
+    return tuple(sorted({_PLAIN[capture.dialect], f"captured-{server}" if server else "captured",
+                         *shapes_of(capture.wire, capture.dialect), *(("captured-ambiguous",) if ambiguous else ())}))
+
+
+#: Each dialect's documented shape, a feature of every case of it (the strategies' own name for it).
+_PLAIN = {"openai-chat": "openai", "openai-responses": "responses", "anthropic": "anthropic"}
+
+
+def fixture_of(capture: Capture, provenance: dict[str, str] | None = None,
+               features: tuple[str, ...] | None = None) -> Fixture:
     """The fixture of one captured response: the reference's reading as its expected outcome, events and all."""
     stem = Path(capture.source).name
     for suffix in (pattern.lstrip("*") for pattern in CAPTURE_FILES):
         stem = stem.removesuffix(suffix)
     case = Case(reads=(capture.wire,), expected=assemble([capture.wire], dialect=capture.dialect),
-                dialect=capture.dialect)
-    case = Case(reads=case.reads, expected=case.expected, dialect=case.dialect, events=expected_events(case))
+                dialect=capture.dialect,
+                features=capture_features(capture) if features is None else tuple(sorted(features)))
+    case = replace(case, events=expected_events(case))
     found = {"by": "import", "source": capture.source, "part": capture.part,
              **({"where": capture.where} if capture.where else {}), **(provenance or {})}
     return Fixture(case=case, name=f"capture--{stem}--{capture.part}",

@@ -19,7 +19,7 @@ from toolfuzz.corpus.fixtures import Fixture, FixtureError, dumps, load, write_a
 from toolfuzz.engine.events import Event, Finding, Found
 from toolfuzz.errors import UsageError
 
-__all__ = ["fixture_for", "path_for", "target_folder", "save", "save_fixture", "FindingWriter"]
+__all__ = ["fixture_for", "path_for", "replayed_fixture", "target_folder", "save", "save_fixture", "FindingWriter"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 #: A target's folder may keep the @ of ``NAME@ENVIRONMENT``.
@@ -87,6 +87,16 @@ def fixture_for(finding: Finding) -> Fixture:
         found["unshrunk"] = True
     return Fixture(case=finding.case, name=f"{target.name}: {kind}", found=found, observed=observed,
                    description=f"{KINDS[kind]}. {finding.divergence.detail}")
+
+
+def replayed_fixture(finding: Finding, origin: dict[str, Any]) -> Fixture:
+    """The fixture of a divergence met replaying a fixture found elsewhere (an imported capture, say): as a run's,
+    with ``found`` saying so and keeping where the case came from (``origin``: the replayed fixture's ``found``)."""
+    fixture = fixture_for(finding)
+    found = {**fixture.found, "by": "toolfuzz replay", "origin": origin}
+    found.pop("seed", None)  # nothing was drawn
+    return Fixture(case=fixture.case, name=fixture.name, description=fixture.description, observed=fixture.observed,
+                   found=found)
 
 
 def save(root: Path, finding: Finding) -> tuple[Path, str]:

@@ -44,19 +44,21 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz import __version__
+from toolfuzz.engine.events import Finding
 from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.errors import Exit, UsageError
 from toolfuzz.corpus.fixtures import Fixture, FixtureError, history_text, iter_fixture_paths, load, printable
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.strategies.cases import PLAIN_FEATURES
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.reference import ASSEMBLERS
 from toolfuzz.targets.registry import REFERENCE, REFERENCE_SSE, builtin_targets
 from toolfuzz.vocabulary import Case, text_format
 
-__all__ = ["VERDICTS", "RootCause", "Loaded", "Unreadable", "Cell", "Report", "load_fixtures", "read_fixtures",
-           "replay", "state_of"]
+__all__ = ["VERDICTS", "RootCause", "Loaded", "Unreadable", "Cell", "Report", "divergent", "load_fixtures",
+           "read_fixtures", "replay", "state_of"]
 
 REFERENCE_NAME = REFERENCE.name
 VERDICTS = ("ok", "fixed", "still fails", "changed", "unexpected", "skipped")
@@ -416,6 +418,20 @@ def replay(fixtures: list[Loaded], given: list[Target] | None = None, timeout: f
             if c.fixture is loaded and c.target not in columns:
                 columns.append(c.target)
     return Report(tuple(fixtures), tuple(columns), tuple(cells), levels, tuple(unreadable))
+
+
+def divergent(report: Report, targets: dict[str, Target], timeout: float = 5.0) -> list[tuple[Loaded, Finding]]:
+    """Each unexpected divergence of a target (not the reference) in ``report``, as a finding: its fixture's case,
+    the target's observation of it run again, its first divergence (as a run reports one a case and target)."""
+    out = []
+    for cell in report.cells:
+        target = targets.get(cell.target)
+        if not cell.unexpected or target is None or cell.target == REFERENCE_NAME or not cell.divergences:
+            continue
+        case = cell.fixture.fixture.case
+        observation = observe(target, case, chunks_of(case), timeout)
+        out.append((cell.fixture, Finding(target, cell.divergences[0], case, observation, PLAIN_FEATURES, 0)))
+    return out
 
 
 def _run_cell(loaded: Loaded, target: Target, payloads: list[bytes], timeout: float) -> tuple[list[Divergence], float]:

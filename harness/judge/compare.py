@@ -151,6 +151,10 @@ def compare(expected: Outcome, observation: Observation, target: Target,
         # paired are consequences, not further mistakes.
         return [Divergence(k, found[k]) for k in sorted(found, key=_ORDER.__getitem__)]
     for e, o in mismatched:
+        if "values" in target.reports and e.status == INCOMPLETE and not _parses(e.arguments):
+            # A library that hands on parsed values shows an unfinished text as a partial parse of it, which is
+            # what the partial level judges (anthropic-sdk-python's own test_incomplete_response expects one).
+            continue
         if _same_json(e.arguments, o.arguments):
             if "values" not in target.reports:  # a parsed value has no spelling of its own to keep
                 note("reserialised", f"{_where(e)}: {e.arguments[:60]!r} written as {o.arguments[:60]!r}")
@@ -289,6 +293,14 @@ def _crossed_choices(expected: tuple[Call, ...], observed: tuple[ObservedCall, .
         if choices is not None and len(choices) == 1 and o.choice not in choices:
             return f"call {o.id!r} of choice {min(choices)} turned up in choice {o.choice}"
     return None
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text.strip() or "{}")
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _same_json(a: str, b: str) -> bool:

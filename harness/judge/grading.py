@@ -9,10 +9,10 @@ fixture read from disk.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
-from toolfuzz.severity import HARM, RULES, Evidence, Harm, Rule, Severity, Source, grade
+from toolfuzz.severity import HARM, RULES, SERVERS, Evidence, Harm, Rule, Severity, Source, grade
 from toolfuzz.strategies.features import Shape, shape_of
 from toolfuzz.targets.base import Limit, Scope
 
@@ -66,6 +66,11 @@ def grade_of(kind: str, features: Iterable[str], scope: Scope, dialect: str = "o
     harm = HARM.get(kind, Harm.HARNESS)
     rule = RULES.get(kind, Rule(Source.CHOICE, "not recorded"))
     known = {f: shape_of(f, dialect) for f in set(features)}
+    # A stream recorded from a server (toolfuzz corpus import) shows that server sending every shape it holds.
+    senders = frozenset(f.removeprefix("captured-") for f in known
+                        if f.startswith("captured-") and f.removeprefix("captured-") in SERVERS)
+    if senders:
+        known = {f: replace(shape, seen_from=shape.seen_from | senders) for f, shape in known.items()}
     shapes = sorted(((f, evidence_of(shape, scope)) for f, shape in known.items()), key=lambda fe: (fe[1], fe[0]))
     evidence = shapes[0][1] if shapes else Evidence.DOCUMENTED
     grounded = (rule.source is not Source.CHOICE or kind in scope.promises) \

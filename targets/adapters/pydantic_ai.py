@@ -71,7 +71,11 @@ def _calls(parts: list[Any], index_of: dict[int, Any], complete: bool) -> list[d
         if not isinstance(part, ToolCallPart):
             continue
         call_id = part.tool_call_id
-        args = part.args if isinstance(part.args, str) or part.args is None else json.dumps(part.args)
+        # A call whose input came whole is held as a dict; pydantic-ai's own text of it is compact JSON
+        # (ToolCallPart.args_as_json_str), which is what a user sends on, not json.dumps's spaced spelling.
+        args = part.args if isinstance(part.args, str) or part.args is None else (
+            part.args_as_json_str() if hasattr(part, "args_as_json_str")
+            else json.dumps(part.args, separators=(",", ":"), ensure_ascii=False))
         index = index_of.get(position)
         calls.append({"choice": 0, "index": index if isinstance(index, int) else None,
                       "id": None if isinstance(call_id, str) and _MADE_UP_ID.fullmatch(call_id) else call_id,

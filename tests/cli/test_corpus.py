@@ -160,9 +160,13 @@ def test_import_writes_a_fixture_per_captured_response_that_replays_and_names_wh
     written = sorted((tmp_path / "out").glob("*.json"))
     assert len(written) == 191 and out.splitlines()[-1].startswith("191 fixtures from 113 recordings, 1 unreadable")
     programmatic = json.loads((tmp_path / "out" / "capture--anthropic-programmatic-tool-calling.1--3.json").read_text())
-    assert programmatic["found"] == {"by": "import", "part": 3, "repository": "vercel/ai", "licence": "Apache-2.0",
-                                     "source": str(ROOT / "findings" / "captures" / "vercel-ai" /
-                                                   "anthropic-programmatic-tool-calling.1.chunks.txt")}
+    # A recording its folder's captures.toml names takes its provenance and its server from there.
+    assert programmatic["found"] == {
+        "by": "import", "part": 3, "repository": "vercel/ai", "licence": "Apache-2.0 (LICENSE)",
+        "commit": "ed857f50f112e23930b0c2dd8d532cc8bebbc911",
+        "path": "packages/anthropic/src/__fixtures__/anthropic-programmatic-tool-calling.1.chunks.txt",
+        "source": str(ROOT / "findings" / "captures" / "vercel-ai" / "anthropic-programmatic-tool-calling.1.chunks.txt")}
+    assert programmatic["features"] == ["anthropic", "captured-anthropic", "whole-message-start"]
     assert [c["name"] for c in programmatic["expected"]["calls"]] == ["rollDie"]
     # The reference agrees with every fixture it wrote: the expected outcome is its reading.
     assert main(["replay", str(tmp_path / "out")]) == 0
@@ -183,11 +187,15 @@ def test_import_names_a_second_recording_of_one_name_by_its_folder_and_reads_a_c
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         shutil.copyfile(cassette, tmp_path / folder / cassette.name)
-    code, out, _ = run(capsys, "import", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "out")
+    code, out, _ = run(capsys, "import", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "out", "--server", "openai")
     assert code == 0
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "capture--b--test_handle_streaming_tool_calls--0.json", "capture--test_handle_streaming_tool_calls--0.json"]
     assert "(VCR cassette (YAML), interaction 1: openai-chat, 1 call)" in out
+    # --server names who sent recordings no captures.toml names: the evidence their findings are graded on
+    written = json.loads((tmp_path / "out" / "capture--test_handle_streaming_tool_calls--0.json").read_text())
+    assert written["features"] == ["captured-openai", "openai", "usage-chunk"]
+    assert run(capsys, "import", tmp_path / "a", "--out", tmp_path / "o", "--server", "nobody")[0] == 2
 
 
 def test_agree_passes_on_the_captures_and_fails_on_a_manifest_that_expects_otherwise(capsys, tmp_path):

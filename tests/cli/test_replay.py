@@ -179,3 +179,24 @@ def test_usage_errors_exit_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["replay", str(DISCONNECT), "--timeout", "0"])
     assert e.value.code == 2
+
+
+def test_findings_writes_each_unexpected_root_cause_once_keeping_where_the_case_came_from(tmp_path, capsys):
+    # A real OpenRouter stream that repeats the id and the name on every chunk; a mutant that concatenates them.
+    capture = ROOT / "findings" / "captures" / "llm" / "test_tools_streaming_variant_a.yaml"
+    assert main(["corpus", "import", str(capture), "--out", str(tmp_path / "imported")]) == 0
+    capsys.readouterr()
+    argv = ["replay", "--target", "selftest-concat-names-and-ids", str(tmp_path / "imported"),
+            "--findings", str(tmp_path / "found")]
+    assert main(argv) == 1
+    written = sorted((tmp_path / "found").rglob("*.json"))
+    assert [p.parent.name for p in written] == ["selftest-concat-names-and-ids"]
+    [path] = written
+    assert path.name.startswith("id_differs--") and "captured-openrouter" in path.name
+    doc = json.loads(path.read_text())
+    assert doc["found"]["by"] == "toolfuzz replay" and doc["found"]["origin"]["repository"] == "simonw/llm"
+    assert doc["observed"]["selftest-concat-names-and-ids"]["kind"] == "id_differs"  # ids first, then names
+    assert f"written  {path}" in capsys.readouterr().err
+    # Again: the same root cause, as small, is kept, not written twice.
+    assert main(argv) == 1
+    assert f"kept     {path}" in capsys.readouterr().err and len(list((tmp_path / "found").rglob("*.json"))) == 1

@@ -176,6 +176,16 @@ def test_a_target_that_hands_on_parsed_values_is_judged_on_the_value_not_its_spe
     assert "values" not in REFERENCE.reports
 
 
+def test_a_values_target_s_partial_parse_of_an_unfinished_text_is_left_to_the_partial_level():
+    # '{"path": "/var/lo' cut short: a library of parsed values can only show a partial parse of it.
+    partial = edit(lambda calls: calls[0].update(arguments="{}"))
+    assert kinds(CUT, partial, reports=PLAIN_CLAIMS | {"values"}) == []
+    assert kinds(CUT, partial) == ["arguments_differ"]
+    # A finished text, or an unfinished one that already parses, is still a value to compare.
+    changed = edit(lambda calls: calls[1].update(arguments='{"path":"/etc/passwd"}'))
+    assert kinds(TWO, changed, reports=PLAIN_CLAIMS | {"values"}) == ["arguments_differ"]
+
+
 def test_blank_arguments_reported_as_an_empty_object_are_reserialised():
     expected = Outcome((Call(0, 0, "call_1", "get_time", "", "complete"),))
     target = Target("parsed", right)

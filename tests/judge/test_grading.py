@@ -90,3 +90,20 @@ def test_two_entries_of_one_call_in_a_chunk_and_white_space_around_the_arguments
     assert grade_of("raised", ["padded-json"], ANY).severity is Severity.ROBUSTNESS
     # White space around a JSON text is JSON (RFC 8259): a parser that follows it is held to it.
     assert grade_of("final_differs", ["padded-json"], Scope(specs=frozenset({"json"}))).severity is Severity.BUG
+
+
+def test_a_capture_from_a_server_shows_that_server_sending_every_shape_it_holds():
+    # "interleaved" is inferred: no server is known to send it, until a real OpenAI stream shows it.
+    assert grade_of("call_lost", ["interleaved", "multi-call"], OPENAI).severity is Severity.ROBUSTNESS
+    captured = grade_of("call_lost", ["captured-openai", "interleaved", "multi-call"], OPENAI)
+    assert captured.severity is Severity.BUG and captured.evidence is Evidence.OBSERVED
+    # ... from a server the target never promised to read, it is robustness; from nobody named, inferred.
+    assert grade_of("call_lost", ["captured-mistral", "interleaved"], OPENAI).evidence is Evidence.ELSEWHERE
+    assert grade_of("call_lost", ["captured", "interleaved"], ANY).evidence is Evidence.INFERRED
+    # A dialect's documented shape named after its provider ("anthropic") is no capture of it.
+    assert grade_of("call_lost", ["anthropic", "interleaved"], ANY).evidence is Evidence.INFERRED
+
+
+def test_a_capture_the_contract_reads_by_a_choice_of_its_own_grounds_no_bug():
+    graded = grade_of("incomplete_handed_on", ["captured-ambiguous", "captured-openai"], OPENAI)
+    assert graded.severity is Severity.ROBUSTNESS and not graded.grounded
