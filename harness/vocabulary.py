@@ -319,6 +319,9 @@ class Case:
     #: The decisions the case was rendered from (toolfuzz.strategies.plans), when it was drawn by a
     #: Drawer: what the engine's reduction edits.  Not part of what the case is.
     plan: Any = field(default=None, compare=False, repr=False)
+    #: The real capture a case was grown from (toolfuzz.strategies.captured), or "": where its findings came
+    #: from.  Not part of what the case is.
+    origin: str = field(default="", compare=False, repr=False)
 
     @property
     def wire(self) -> bytes:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from toolfuzz.strategies.arguments import tool_arguments
+from toolfuzz.strategies.captured import Template, captured_case, template_of
 from toolfuzz.strategies.corpus import bundled_tools
 from toolfuzz.strategies.dialects import MODULES
 from toolfuzz.strategies.dialects.calls import LARGE_ARGUMENTS
@@ -24,7 +25,7 @@ from toolfuzz.strategies.profiles import DIALECT_PROFILES
 from toolfuzz.strategies.dialects.text import usable_for
 from toolfuzz.strategies.features import sent_by
 from toolfuzz.strategies.plans import Drawer, Key
-from toolfuzz.strategies.stage import integer, stage, within
+from toolfuzz.strategies.stage import integer, named, stage, within
 from toolfuzz.strategies.usable import usable_tools
 from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS, Case, Tool
 
@@ -78,13 +79,19 @@ class Planner:
 
     def __init__(self, tools: Iterable[Tool] | None = None, profiles: Collection[str] | None = None,
                  dialect: str = "openai-chat", dialects: Collection[str] = (),
-                 servers: Collection[str] | None = None) -> None:
+                 servers: Collection[str] | None = None, captured: Iterable[tuple[str, Case]] = ()) -> None:
         self.dialects = tuple(dialects) or (dialect,)
         self.dialect = self.dialects[0]
         tools = None if tools is None else tuple(tools)
         #: With ``servers``: the features each dialect's cases may have, the rest drawn again (see draw).
         self.within = {d: _within(servers, d) for d in self.dialects}
         self._prepared = [_prepare(tools, _narrowed(profiles, self.within[d], d), d) for d in self.dialects]
+        #: Real captures (origin, case) a case may be grown from (toolfuzz.strategies.captured), by dialect.
+        self.templates: dict[str, list[Template]] = {d: [] for d in self.dialects}
+        for origin, case in captured:
+            template = template_of(origin, case) if case.dialect in self.templates else None
+            if template is not None:
+                self.templates[case.dialect].append(template)
 
     def draw(self, seed: int) -> Case:
         """The case of ``seed``.  Restricted to some servers' shapes, a case with a feature none of them sends
@@ -109,11 +116,25 @@ class Planner:
 
     def _run(self, drawer: Drawer) -> Case:
         which = _dialect_choice.draw(drawer, len(self._prepared)) if len(self._prepared) > 1 else 0
+        templates = self.templates[self.dialects[which]]
+        if templates:
+            # One case in GROWN_SHARE is grown from a real capture; the plainest draw is a generated one, so a
+            # reduction that takes the decision out asks whether the mistake needs the capture at all.
+            with named(drawer, "origin"):
+                grown = integer(drawer, 0, GROWN_SHARE - 1) == GROWN_SHARE - 1
+                template = templates[integer(drawer, 0, len(templates) - 1)] if grown else None
+            if template is not None:
+                with within(self.within[self.dialects[which]]):
+                    case = captured_case.draw(drawer, template)
+                return replace(case, plan=drawer.decisions)
         module, generators, allowed = self._prepared[which]
         with within(self.within[self.dialects[which]]):
             case = module.draw_case(drawer, generators, allowed)
         return replace(case, plan=drawer.decisions)
 
+
+#: With captures given, one case in this many is grown from one of them.
+GROWN_SHARE = 4
 
 #: Draws a restricted Planner makes for one case at most before it gives up.
 _MAX_TRIES = 1000

@@ -19,8 +19,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from toolfuzz.cli.arguments import add_target_options, positive_seconds
-from toolfuzz.corpus.agreement import ManifestError, agreement, manifested
-from toolfuzz.corpus.captures import CAPTURE_FILES, capture_features, capture_file, capture_paths, fixture_of
+from toolfuzz.corpus.agreement import ManifestError, agreement, imported_fixture, manifested
+from toolfuzz.corpus.captures import CAPTURE_FILES, capture_file, capture_paths
 from toolfuzz.corpus.recordings import RecordingError
 from toolfuzz.corpus.curation import check, load_corpus, merge, minimize
 from toolfuzz.outputs.agreement_report import render_agreement, render_agreement_markdown
@@ -235,15 +235,8 @@ def run_import(args: argparse.Namespace) -> int:
             print(f"unreadable  {e}", file=sys.stderr)
             unreadable += 1
         entry = manifests.get(path.resolve())
-        provenance = entry.provenance() if entry else given
         for capture in captured.captures:
-            if entry is None:
-                features = capture_features(capture, args.server or "")
-            else:
-                ambiguous = capture.part < len(entry.reads_as) and \
-                    entry.reads_as[capture.part] != entry.responses[capture.part]
-                features = capture_features(capture, entry.server, ambiguous)
-            fixture = fixture_of(capture, provenance, features)
+            fixture = imported_fixture(capture, entry, args.server or "", given)
             if names.setdefault(fixture.name, path) != path:
                 # Two recordings of one name in two folders (test_stream.yaml beside test_stream.yaml): the
                 # second is named with its folder, so neither overwrites the other.

@@ -12,6 +12,8 @@ from toolfuzz.cli.arguments import add_dialect_option, add_target_options, posit
     producer_dialects, targets_for
 from toolfuzz.cli.arguments import memory_size, severity_option
 from toolfuzz.cli.streams import result, when_gone
+from toolfuzz.corpus.agreement import ManifestError, imported_fixture, manifested
+from toolfuzz.corpus.captures import capture_file, capture_paths
 from toolfuzz.corpus.findings import FindingWriter
 from toolfuzz.corpus.fixtures import write_atomic
 from toolfuzz.engine.database import directory_of
@@ -19,13 +21,15 @@ from toolfuzz.engine.events import Event, Stats
 from toolfuzz.engine.runner import RunConfig, execute
 from toolfuzz.engine.signals import stop_on_signals
 from toolfuzz.engine.units import parse_shard
-from toolfuzz.errors import Exit, need_writable
+from toolfuzz.corpus.recordings import RecordingError
+from toolfuzz.errors import Exit, UsageError, need_writable
 from toolfuzz.outputs.console import Console
 from toolfuzz.outputs.report import DEATH_KINDS, fixed_findings, write_report
 from toolfuzz.outputs.run_results import junit, summary, table
 from toolfuzz.severity import Severity
 from toolfuzz.state import DEFAULT, kept
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
+from toolfuzz.vocabulary import Case
 
 DEFAULT_BUDGET = 90.0
 #: No bound on examples unless one is asked for: the budget bounds a run.
@@ -50,6 +54,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="draw only what this server is known to send, framing and endings included (repeatable; "
                    "see toolfuzz profiles --servers): a run that says 'a well-behaved OpenAI server' and means it")
     p.add_argument("--tools", metavar="FILE", help="tool schemas to generate from (default: the bundled corpus)")
+    p.add_argument("--grow-from", action="append", default=None, metavar="PATH",
+                   help="real captures (recordings, or folders of them as corpus import reads them, e.g. "
+                   "findings/captures) that one case in four is grown from: the server's own events kept, each "
+                   "call's arguments drawn anew and cut anew, the reads cut anew (repeatable)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="say each rewrite of the --tools schemas, not only their count by kind")
     p.add_argument("--max-examples", type=positive_int, default=None, metavar="N",
@@ -87,6 +95,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+def grown_from(paths: list[str], dialect: str) -> tuple[tuple[str, Case], ...]:
+    """The captured responses of ``dialect`` under ``paths``, (origin, case), as ``corpus import`` reads them."""
+    try:
+        manifests = manifested(paths)
+    except ManifestError as e:
+        raise UsageError(str(e)) from None
+    found = capture_paths(paths)
+    out = []
+    for path in found:
+        try:
+            captured = capture_file(path)
+        except RecordingError:
+            continue  # what corpus import names as unreadable is no capture to grow from
+        entry = manifests.get(path.resolve())
+        for capture in captured.captures:
+            if capture.dialect == dialect:
+                where = f", {capture.where}" if capture.where else ""
+                out.append((f"{path} (response {capture.part + 1}{where})",
+                            imported_fixture(capture, entry).case))
+    if not out:
+        raise UsageError(f"--grow-from: no capture of dialect {dialect} in {' '.join(paths)}")
+    return tuple(out)
+
+
 def run(args: argparse.Namespace) -> int:
     _check_folders(args)
     targets = targets_for(args.target, args.level, args.dialect)
@@ -101,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
         shard=parse_shard(args.shard) if args.shard else None, memory_cap=args.memory_cap or None,
         state=Path(args.state),
         database=args.database or (None if args.seed is not None else str(Path(args.state) / "db")),
-        verbose=args.verbose, servers=tuple(args.servers) if args.servers else None)
+        verbose=args.verbose, servers=tuple(args.servers) if args.servers else None,
+        captured=grown_from(args.grow_from, args.dialect or "openai-chat") if args.grow_from else ())
     # Not ./findings by default: run inside a project (this one included), a run must not mix its output into
     # a tracked, curated folder unawares.
     root = Path(args.findings) if args.findings is not None else Path(args.state) / "findings"

@@ -32,15 +32,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from toolfuzz.corpus.captures import Capture, capture_file
-from toolfuzz.corpus.fixtures import CAPTURES_MANIFEST
+from toolfuzz.corpus.captures import Capture, capture_features, capture_file, fixture_of
+from toolfuzz.corpus.fixtures import CAPTURES_MANIFEST, Fixture
 from toolfuzz.corpus.recordings import RecordingError
 from toolfuzz.targets.reference import assemble
 from toolfuzz.severity import SERVERS
 from toolfuzz.vocabulary import Outcome
 
-__all__ = ["MANIFEST", "Entry", "Expected", "ManifestError", "Verdict", "agreement", "entries", "manifested",
-           "read_of"]
+__all__ = ["MANIFEST", "Entry", "Expected", "ManifestError", "Verdict", "agreement", "entries", "imported_fixture",
+           "manifested", "read_of"]
 
 #: The manifest each source's folder holds.
 MANIFEST = CAPTURES_MANIFEST
@@ -162,6 +162,16 @@ def manifested(paths: list[str | Path]) -> dict[Path, Entry]:
         elif (p.parent / MANIFEST).is_file():
             manifests.add(p.parent / MANIFEST)
     return {e.recording.resolve(): e for m in sorted(manifests) for e in _entries(m)}
+
+
+def imported_fixture(capture: Capture, entry: Entry | None, server: str = "",
+                     provenance: dict[str, str] | None = None) -> Fixture:
+    """The fixture of one captured response, as ``toolfuzz corpus import`` writes it: with the provenance, the
+    server and the ambiguity its manifest ``entry`` gives it, or (none naming it) those given here."""
+    if entry is None:
+        return fixture_of(capture, provenance, capture_features(capture, server))
+    ambiguous = capture.part < len(entry.reads_as) and entry.reads_as[capture.part] != entry.responses[capture.part]
+    return fixture_of(capture, entry.provenance(), capture_features(capture, entry.server, ambiguous))
 
 
 def agreement(paths: list[str | Path]) -> Iterator[Verdict]:

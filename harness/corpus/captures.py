@@ -38,7 +38,7 @@ import orjson
 
 from toolfuzz.corpus.fixtures import Fixture
 from toolfuzz.corpus.recordings import Body, Line, RecordingError, read_recording
-from toolfuzz.corpus.shapes import shapes_of
+from toolfuzz.strategies.shapes import shapes_of
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.severity import SERVERS
 from toolfuzz.targets.reference import assemble
@@ -213,7 +213,7 @@ def capture_paths(paths: list[str]) -> list[Path]:
 
 def capture_features(capture: Capture, server: str = "", ambiguous: bool = False) -> tuple[str, ...]:
     """A captured response's features: its dialect's documented shape, the shapes it shows
-    (:func:`toolfuzz.corpus.shapes.shapes_of`), who sent it (``captured-SERVER``, which grading takes as that
+    (:func:`toolfuzz.strategies.shapes.shapes_of`), who sent it (``captured-SERVER``, which grading takes as that
     server seen sending each of them; ``captured`` when nobody says), and ``captured-ambiguous`` where the
     contract reads it by a choice of its own (toolfuzz.strategies.features)."""
     if server and server not in SERVERS:

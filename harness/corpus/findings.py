@@ -83,6 +83,8 @@ def fixture_for(finding: Finding) -> Fixture:
     }
     if finding.state:
         found["crash_state"] = finding.state
+    if finding.case.origin:
+        found["origin"] = {"grown from": finding.case.origin}
     if finding.unshrunk:
         found["unshrunk"] = True
     return Fixture(case=finding.case, name=f"{target.name}: {kind}", found=found, observed=observed,

@@ -23,6 +23,7 @@ from toolfuzz.engine.search import search
 from toolfuzz.engine.signals import Stopping
 from toolfuzz.engine.supervisor import Supervisor
 from toolfuzz.engine.units import cases_for, units_for
+from toolfuzz.vocabulary import Case
 from toolfuzz.errors import UsageError
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
@@ -63,6 +64,8 @@ class RunConfig:
     dialects: tuple[str, ...] = ()
     #: ``--server``s: only the shapes those servers are known to send are drawn (None: every shape).
     servers: tuple[str, ...] | None = None
+    #: ``--grow-from``: real captures, (origin, case), that some cases are grown from (toolfuzz.strategies.captured).
+    captured: tuple[tuple[str, Case], ...] = ()
 
 
 def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> Stats:
@@ -73,7 +76,7 @@ def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> 
     names = [t.name for t in config.targets]
     # Built before anything runs, so that a bad tool file or profile is a usage error, not a dead worker.
     planner = cases_for(config.tools, config.profiles, config.dialect, lambda text: emit(Note(text)), config.verbose,
-                        config.dialects, config.servers)
+                        config.dialects, config.servers, config.captured)
     # Opened before anything runs, so that a store that cannot be reached is a usage error.
     store = open_database(config.database, namespace_for(names, config.profiles))
     emit(Started(tuple(names), config.seed, config.max_examples, config.budget,

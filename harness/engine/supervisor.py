@@ -224,7 +224,7 @@ class Supervisor:
                               memory_cap=run.memory_cap, inflight=str(inflight), database=run.database,
                               known=tuple(self.known), dialects=run.dialects, finishing=finishing(self.budget),
                               until=self.deadline if life else None,
-                              environ=tuple(os.environ.items()), servers=run.servers)
+                              environ=tuple(os.environ.items()), servers=run.servers, captured=run.captured)
         process = self._context.Process(target=worker_main, args=(config, writer, current, since),
                                         name=f"toolfuzz-worker-{number}", daemon=True)
         process.start()

@@ -21,6 +21,7 @@ from hypothesis.errors import InvalidArgument
 from toolfuzz import strategies
 from toolfuzz.errors import UsageError
 from toolfuzz.strategies.cases import Planner
+from toolfuzz.vocabulary import Case
 
 __all__ = ["Unit", "parse_shard", "units_for", "cases_for"]
 
@@ -35,10 +36,12 @@ class Unit:
 
 def cases_for(tools: str | None, profiles: tuple[str, ...] | None, dialect: str | None,
               say: Callable[[str], None] = lambda text: None, verbose: bool = False,
-              dialects: tuple[str, ...] = (), servers: tuple[str, ...] | None = None) -> Planner:
+              dialects: tuple[str, ...] = (), servers: tuple[str, ...] | None = None,
+              captured: tuple[tuple[str, Case], ...] = ()) -> Planner:
     """The planner of ``profiles``' cases for a tool file (None: the bundled tools) and a dialect (None: chat),
     or with ``dialects`` (the producer level's formats), of those, a case each in one of them; with ``servers``,
-    only what those servers are known to send.
+    only what those servers are known to send; with ``captured`` (origin, case) real captures, some cases grown
+    from them.
 
     A tool file that cannot be used, or profiles the dialect does not have, are a UsageError:
     the same for the run's own process and for each worker.
@@ -49,7 +52,8 @@ def cases_for(tools: str | None, profiles: tuple[str, ...] | None, dialect: str 
     if dialects:
         profiles = None  # a model's text has no call-shape profiles; a shard's unit of them names none
     try:
-        return Planner(tools=loaded, profiles=list(profiles) if profiles else None, servers=servers, **dialect_option)
+        return Planner(tools=loaded, profiles=list(profiles) if profiles else None, servers=servers,
+                       captured=captured, **dialect_option)
     except InvalidArgument as e:
         raise UsageError(str(e)) from None
 

@@ -79,6 +79,8 @@ class WorkerConfig:
     dialects: tuple[str, ...] = ()
     #: The servers whose shapes alone are drawn (RunConfig.servers).
     servers: tuple[str, ...] | None = None
+    #: The real captures some cases are grown from (RunConfig.captured).
+    captured: tuple[tuple[str, Any], ...] = ()
     #: Seconds the search may go on past ``budget`` to reduce what waits (engine.search.finishing).
     finishing: float = 0.0
     #: When a restarted worker stops searching, whenever it is ready (a ``time.monotonic()``, which is the
@@ -118,7 +120,7 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
     try:
         targets = _targets(config, current, since)
         drawn = {unit: cases_for(config.tools, unit.profiles, config.dialect, dialects=config.dialects,
-                                 servers=config.servers)
+                                 servers=config.servers, captured=config.captured)
                  for unit in config.units}
         if config.memory_cap:
             # After the imports: the cap is for what targets allocate, not for loading the harness.

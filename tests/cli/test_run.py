@@ -253,3 +253,36 @@ def test_what_a_run_writes_is_0644_under_umask_022(tmp_path, capsys):
     assert code == 1
     written = [*(tmp_path / "findings").rglob("*.json"), tmp_path / "run.xml", tmp_path / "run.html"]
     assert len(written) >= 3 and {oct(stat.S_IMODE(p.stat().st_mode)) for p in written} == {"0o644"}
+
+
+PICKY = '''
+from toolfuzz.targets.selftest.plain import assemble_chunks
+
+
+def assemble(chunks):
+    # A stream relayed by OpenRouter names its provider in each chunk: this assembler trips on that field,
+    # which no generated case has.
+    if any("provider" in chunk for chunk in chunks):
+        raise KeyError("provider")
+    return assemble_chunks(chunks)
+'''
+
+
+def test_a_run_grown_from_real_captures_finds_what_only_they_hold_and_says_which_capture(tmp_path, capsys):
+    (tmp_path / "picky.py").write_text(PICKY)
+    code, _, err = run(capsys, "--target", f"{tmp_path / 'picky.py'}:assemble", "--grow-from",
+                       ROOT / "findings" / "captures" / "llm", "--max-examples", 300, "--seed", 1, "--database",
+                       "none", "--findings", tmp_path / "found", "--state", tmp_path / "state")
+    assert code == 1, err
+    [path] = (tmp_path / "found").rglob("*.json")
+    fixture = load(path)
+    assert fixture.observed and "captured-openrouter" in fixture.case.features
+    origin = fixture.found["origin"]["grown from"]
+    assert "findings/captures/llm/test_tools_streaming_variant" in origin and "(response 1, interaction 1)" in origin
+
+
+def test_grow_from_a_folder_without_a_capture_of_the_dialect_is_one_usage_error(tmp_path, capsys):
+    code, _, err = run(capsys, "--target", "selftest-plain", "--grow-from", ROOT / "findings" / "captures" / "llm",
+                       "--dialect", "anthropic", "--max-examples", 10, "--database", "none", "--state",
+                       tmp_path / "state")
+    assert code == 2 and err.count("\n") == 1 and "--grow-from: no capture of dialect anthropic" in err

@@ -10,13 +10,13 @@ import pytest
 
 from toolfuzz.cli import main
 from toolfuzz.cli.show import render
-from toolfuzz.corpus.fixtures import Variant, load
+from toolfuzz.corpus.fixtures import Variant, iter_fixture_paths, load
 from tests.paths import ROOT
 from toolfuzz.vocabulary import text_format
 
 FINDINGS = ROOT / "findings"
 SEED = FINDINGS / "seed"
-FIXTURES = sorted(FINDINGS.rglob("*.json"))
+FIXTURES = iter_fixture_paths([str(FINDINGS)])  # a captures folder's recordings are no fixtures
 
 
 def test_show_lays_out_reads_fragments_and_the_expected_calls(capsys):

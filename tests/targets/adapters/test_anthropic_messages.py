@@ -257,7 +257,9 @@ def test_a_disconnect_before_the_stop_leaves_a_partial_value_not_complete(target
     events = [message_start(), tool_start(0, "toolu_1", "f"), delta(0, '{"n": 12')]
     case = case_of(sse(events), call(0, "toolu_1", "f", '{"n": 12', INCOMPLETE))
     assert seen(target, case) == [(0, "toolu_1", "f", '{"n": 12}', False)]
-    assert kinds(target, case) == ["arguments_differ"]
+    # Not complete, and its value a partial parse of the unfinished text: the partial level's to judge
+    # (anthropic-input-snapshot), not a wrong argument text here.
+    assert kinds(target, case) == []
 
 
 @BOTH
@@ -298,9 +300,9 @@ def test_block_indices_are_positions_in_the_message_not_the_wire_index():
 
 # -- the dialect's seed fixtures ----------------------------------------------------
 
-#: What the SDK makes of each seed fixture other than agreeing: a disconnected call's partial value (the
-#: parsed input written back, \u00e9 as é, is the same value).
-SEED_KINDS = {"disconnect-mid-arguments.json": ["arguments_differ"]}
+#: What the SDK makes of each seed fixture other than agreeing: nothing (a disconnected call's partial value is
+#: the partial level's to judge).
+SEED_KINDS: dict[str, list[str]] = {}
 
 
 @BOTH

@@ -1,11 +1,11 @@
-"""corpus/shapes.py: the shapes real captured streams show, told by the names the strategies draw them by."""
+"""strategies/shapes.py: the shapes real captured streams show, told by the names the strategies draw them by."""
 
 from __future__ import annotations
 
 import pytest
 
 from toolfuzz.corpus.captures import capture_file
-from toolfuzz.corpus.shapes import DETECTORS, shapes_of
+from toolfuzz.strategies.shapes import DETECTORS, shapes_of
 from toolfuzz.strategies.features import shape_of
 from tests.paths import ROOT
 
