@@ -13,6 +13,7 @@ the same arguments give every job the same split.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -21,7 +22,10 @@ from hypothesis.errors import InvalidArgument
 from toolfuzz import strategies
 from toolfuzz.errors import UsageError
 from toolfuzz.strategies.cases import Planner
-from toolfuzz.vocabulary import Case
+from toolfuzz.vocabulary import DIALECTS, Case
+
+#: The dialect a run draws in when it names none.
+DEFAULT_DIALECT = DIALECTS[0]
 
 __all__ = ["Unit", "parse_shard", "units_for", "cases_for"]
 
@@ -44,15 +48,30 @@ def cases_for(tools: str | None, profiles: tuple[str, ...] | None, dialect: str 
     from them.
 
     A tool file that cannot be used, or profiles the dialect does not have, are a UsageError:
-    the same for the run's own process and for each worker.
+    the same for the run's own process and for each worker.  The bundled tools' planners are built once a
+    process (toolfuzz.engine.warm builds the default one in the fork server, before any worker is forked).
     """
-    loaded = strategies.resolve_tools(tools, say, verbose) if tools else None
-    # --dialect is passed on only when it is set: the strategies' own default stands otherwise.
-    dialect_option: dict[str, Any] = {"dialects": dialects} if dialects else {"dialect": dialect} if dialect else {}
     if dialects:
         profiles = None  # a model's text has no call-shape profiles; a shard's unit of them names none
+    if tools is None and not captured:
+        return _bundled(tuple(profiles) if profiles else None, dialect or DEFAULT_DIALECT, tuple(dialects),
+                        tuple(servers) if servers is not None else None)
+    loaded = strategies.resolve_tools(tools, say, verbose) if tools else None
+    return _planner(loaded, profiles, dialect, dialects, servers, captured)
+
+
+@functools.lru_cache(maxsize=8)
+def _bundled(profiles: tuple[str, ...] | None, dialect: str, dialects: tuple[str, ...],
+             servers: tuple[str, ...] | None) -> Planner:
+    return _planner(None, profiles, dialect, dialects, servers, ())
+
+
+def _planner(tools: Any, profiles: tuple[str, ...] | None, dialect: str | None, dialects: tuple[str, ...],
+             servers: tuple[str, ...] | None, captured: tuple[tuple[str, Case], ...]) -> Planner:
+    # --dialect is passed on only when it is set: the strategies' own default stands otherwise.
+    dialect_option: dict[str, Any] = {"dialects": dialects} if dialects else {"dialect": dialect} if dialect else {}
     try:
-        return Planner(tools=loaded, profiles=list(profiles) if profiles else None, servers=servers,
+        return Planner(tools=tools, profiles=list(profiles) if profiles else None, servers=servers,
                        captured=captured, **dialect_option)
     except InvalidArgument as e:
         raise UsageError(str(e)) from None

@@ -45,7 +45,8 @@ __all__ = ["WorkerConfig", "PRELOAD", "preload_for", "main", "portable", "arrive
 
 #: Modules the fork server imports once, so that each worker (and each restart) starts in a moment.
 #: ``toolfuzz.engine.tether`` first: it ties the fork server to the supervisor before anything else is loaded.
-PRELOAD = ["toolfuzz.engine.tether", "toolfuzz.engine.worker", "toolfuzz.strategies", "toolfuzz.targets.registry"]
+PRELOAD = ["toolfuzz.engine.tether", "toolfuzz.engine.worker", "toolfuzz.strategies", "toolfuzz.targets.registry",
+           "toolfuzz.engine.warm"]
 
 
 def preload_for(names: Iterable[str]) -> list[str]:
