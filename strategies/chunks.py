@@ -15,7 +15,8 @@ __all__ = ["render_chunk", "groupings", "usage_chunk", "azure_filter_chunk", "co
 _ENVELOPE = {"id": "chatcmpl-toolfuzz", "object": "chat.completion.chunk", "created": 1700000000,
              "model": "toolfuzz-model"}
 
-#: Messages servers put in mid-stream error chunks (call-shapes.md 4.8).
+#: Messages servers put in mid-stream error chunks: OpenAI's, a gateway's quota (apache/rocketmq-dashboard#2178),
+#: Anthropic's overloaded_error, llama-server's diff failure (ggml-org/llama.cpp#14060), and a localised one.
 ERROR_MESSAGES = (
     "The server had an error while processing your request.",
     "quota exceeded",

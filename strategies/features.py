@@ -70,8 +70,8 @@ def _sse(name: str, cite: str, seen: str = "", documented: str = "") -> Shape:
 
 
 _CHAT = ("openai-chat",)
-_TCP = "a network read ends wherever the socket had bytes (call-shapes.md F15: Mistral's bursts, JSON split " \
-       "across reads)"
+_TCP = "a network read ends wherever the socket had bytes (mistralai/client-python#16: Mistral's bursts of events " \
+       "in one read, JSON split across reads)"
 _MODEL = "a model may write any value the schema allows, and so any text a fragment boundary falls in"
 
 #: Features that are not call-shape profiles.  The plain ones (``done``, ``lf``, ``single-read``) are in
@@ -91,19 +91,19 @@ _OTHERS = [
           _s("openai vllm sglang"), _s("openai azure"), dialects=_CHAT),
     # Framing (WHATWG SSE): what a decoder that follows the spec reads, and which servers send it.
     _sse("crlf", "WHATWG SSE 9.2.5 (CRLF, LF or CR end a line); Vertex AI's alt=sse and sse-starlette frame "
-                 "with CRLF (call-shapes.md F4)"),
+                 "with CRLF (nyroway/nyro PR #265; hey-api/hey-api#3054)"),
     _sse("cr", "WHATWG SSE 9.2.5: a lone CR ends a line"),
     _sse("bom", "WHATWG SSE 9.2.5: one leading U+FEFF is dropped"),
     _sse("no-space", "WHATWG SSE 9.2.6: the space after the colon is optional; a DeepSeek-R1 endpoint sends "
                      "data:{...} (karthink/gptel PR #592)", seen="deepseek"),
     _sse("comments", "WHATWG SSE 9.2.6: lines starting with a colon are comments; OpenRouter's docs "
-                     "(': OPENROUTER PROCESSING'), llama.cpp's keep-alives (call-shapes.md F5, F6)",
+                     "(': OPENROUTER PROCESSING'), llama.cpp's keep-alives (openai/openai-go#227; ollama/ollama PR #16443)",
          seen="openrouter llama.cpp", documented="openrouter"),
     _sse("sse-fields", "WHATWG SSE 9.2.6: id, retry and event fields; a gateway's id: on every event "
                        "(theopenco/llmgateway PR #2334)"),
     _sse("multiline-data", "WHATWG SSE 9.2.6: several data lines join with LF"),
     _sse("unterminated-event", "WHATWG SSE 9.2.6: an event without its blank line at the end is discarded; "
-                               "llama-server b10603 ends [DONE] so (call-shapes.md F11)", seen="llama.cpp"),
+                               "llama-server b10603 ends [DONE] so (darshi1337/apogee PR #139)", seen="llama.cpp"),
     # How the stream ends.
     _inherent("no-done", "a connection may close after the finish, before [DONE] or message_stop"),
     Shape("after-done", Source.INFERRED, "bytes after [DONE] or the final event: no server seen sending them"),
@@ -111,14 +111,14 @@ _OTHERS = [
     # chunked body cut short, an HTTP/2 reset): what a library is handed as a clean end before the finish is a
     # server that gave up and closed its body, which llama-server does when its streamed diff fails.
     *(Shape(n, Source.CAPTURE, "a body that ends cleanly before any finish: llama-server aborts mid-stream on "
-                               "'Invalid diff' (ggml-org/llama.cpp#14060, #15713; call-shapes.md C-LLAMACPP); a "
+                               "'Invalid diff' (ggml-org/llama.cpp#14060, #15713); a "
                                "dropped connection raises the transport's error instead", _s("llama.cpp"))
       for n in ("disconnect", "disconnect-mid-arguments")),
     Shape("error-chunk", Source.PROVIDER, "a data: {\"error\": ...} chunk mid-stream (openai-python raises "
-                                          "APIError on it; OpenRouter's docs; call-shapes.md 4.8)",
+                                          "APIError on it; OpenRouter's docs)",
           _s("openai openrouter vllm sglang llama.cpp"), _s("openai openrouter"), dialects=_CHAT),
     Shape("error-event", Source.CAPTURE, "an SSE error event in chat: OpenRouter and DashScope send one "
-                                         "(octos-org/octos#13; call-shapes.md 4.8)", _s("openrouter")),
+                                         "(octos-org/octos#13)", _s("openrouter")),
     Shape("failed", Source.PROVIDER, "response.failed (openai-python types/responses)", _s("openai"), _s("openai"),
           dialects=("openai-responses",)),
     _inherent("length", "any server cuts a call short at the token limit (finish_reason length, max_tokens)"),
@@ -133,7 +133,7 @@ _OTHERS = [
                                                  "choice per chunk; no server seen doing otherwise",
           dialects=_CHAT),
     Shape("multi-entry-chunk", Source.PROVIDER, "several tool_calls entries in one chunk: the types allow an "
-                                                "array; vLLM's pythonic parser sends them (call-shapes.md I9)",
+                                                "array; vLLM's pythonic parser sends them (its tests)",
           _s("vllm"), _s("openai azure"), dialects=_CHAT),
     Shape("same-call-entries", Source.INFERRED, "two tool_calls entries of one call in one chunk (its header, "
                                                 "then its first arguments): the types allow it, no server is "
@@ -142,7 +142,7 @@ _OTHERS = [
     Shape("padded-json", Source.INFERRED, "white space before or after a call's arguments text: valid JSON, "
                                           "which no captured server sends", spec="json"),
     Shape("interleaved", Source.INFERRED, "fragments of two calls interleaved: the keying allows it, no capture "
-                                          "shows it (call-shapes.md I10)"),
+                                          "shows it (only synthetic repros: continuedev/continue#13223, openai/openai-ruby PR #638)"),
     _inherent("empty-fragment", "an argument fragment of \"\": OpenAI's first fragment, llama.cpp's"),
     _inherent("one-char-fragments", "a token may be one character"),
     _inherent("fragment-after-backslash", "fragments split anywhere, inside an escape too (OpenAI's captures, "

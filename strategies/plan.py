@@ -19,7 +19,8 @@ from toolfuzz.vocabulary import Tool
 __all__ = ["PlannedCall", "Step", "id_text", "make_id", "ID_STYLES", "entry_steps", "expected_index",
            "allows_interleaving"]
 
-#: Id formats seen in the wild (call-shapes.md 4.2 D7), the plainest first.
+#: Id formats seen in the wild (OpenAI's, vLLM's chatcmpl-tool-..., Mistral's nine characters, Anthropic's
+#: toolu_...), the plainest first.
 ID_STYLES = ("call_{n}", "call_{h24}", "chatcmpl-tool-{h32}", "{a9}", "toolu_{h24}")
 
 

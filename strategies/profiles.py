@@ -2,8 +2,7 @@
 
 Each profile is one deviation from the documented OpenAI shape (``openai``),
 with the evidence that a server sends it: the issue, capture or server code
-it was seen in (``toolfuzz profiles -v`` lists them; "call-shapes.md" below
-names the project's research notes the citations were gathered in).  A case
+it was seen in (``toolfuzz profiles -v`` lists them).  A case
 draws a set of compatible profiles; the empty set is the ``openai`` shape,
 which is where shrinking ends.
 
@@ -118,7 +117,7 @@ _P = [
             seen_from=_S('sglang')),
     # A server slicing JavaScript strings cuts between UTF-16 halves; the reference pairs them (verdict.join_surrogates).
     Profile("utf16-halves", "fragments cut between the two UTF-16 halves of a character (lone surrogate escapes)",
-            "targets/reference/verdict.join_surrogates; JavaScript string slicing (inferred, call-shapes.md G1)",
+            "targets/reference/verdict.join_surrogates; JavaScript string slicing (inferred)",
             truth=Source.CHOICE),
     # vLLM puts finish_reason on the chunk with the remaining arguments (vllm#44098, serving.py).
     Profile("finish-with-arguments", "finish_reason on the chunk that carries the last arguments",
@@ -183,10 +182,10 @@ def compatible(chosen: Iterable[str], candidate: str) -> bool:
 
 
 # -- the other dialects ----------------------------------------------------------
-# Their shapes are rendered by strategies/dialects/; call-shapes.md §5 and §6 hold the evidence.
+# Their shapes are rendered by strategies/dialects/ (docs/dialects.md sets the three wires side by side).
 
 _RESPONSES = [
-    # Capture, gpt-5 2025-09-28: SwiftedMind/SwiftAgent OpenAIStreamingToolCallsTests.swift (call-shapes.md §5).
+    # Capture, gpt-5 2025-09-28: SwiftedMind/SwiftAgent OpenAIStreamingToolCallsTests.swift.
     Profile("responses", "documented shape: created, in_progress, output_item.added (function_call), argument "
             "deltas keyed by item_id and output_index, arguments .done, output_item.done, response.completed",
             "openai-python types/responses; SwiftedMind/SwiftAgent OpenAIStreamingToolCallsTests.swift capture",
@@ -222,7 +221,7 @@ _RESPONSES = [
             seen_from=_S('github-copilot')),
     # Not observed: the wire keys every delta by item_id and output_index, so nothing forbids it.
     Profile("interleaved-items", "the deltas of two calls interleave (inferred, keyed by item_id)",
-            "inferred from the keying; parallel calls observed sequential (call-shapes.md §5)"),
+            "inferred from the keying; parallel calls observed sequential"),
 ]
 
 _ANTHROPIC = [
@@ -276,7 +275,7 @@ _ANTHROPIC = [
             seen_from=_S('anthropic')),
     # Not observed (blocks arrive one after the other); the wire keys every delta by block index.
     Profile("interleaved-blocks", "the deltas of two tool blocks interleave (inferred, keyed by index)",
-            "inferred from the keying; blocks observed sequential (call-shapes.md §6)"),
+            "inferred from the keying; blocks observed sequential"),
 ]
 
 RESPONSES_PROFILES: dict[str, Profile] = {p.name: p for p in _RESPONSES}

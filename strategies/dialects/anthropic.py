@@ -1,4 +1,4 @@
-"""Planned calls written as an Anthropic Messages event stream (call-shapes.md §6).
+"""Planned calls written as an Anthropic Messages event stream (docs/dialects.md).
 
 Every event is ``event: <name>`` plus a JSON object whose ``type`` is the
 same name.  ``message_start`` opens the message; each content block is

@@ -1,4 +1,4 @@
-"""Planned calls written as an OpenAI Responses event stream (call-shapes.md §5).
+"""Planned calls written as an OpenAI Responses event stream (docs/dialects.md).
 
 Every event is ``event: <type>`` plus a JSON object with the same ``type``
 and a ``sequence_number`` that counts every event of the stream from 0.  A
