@@ -30,9 +30,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import os
 import platform
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 Row = tuple[str, str, str]
@@ -60,13 +64,15 @@ def generation(size: dict[str, Any]) -> list[Row]:
 
 
 def selftest(size: dict[str, Any]) -> list[Row]:
-    from bench.selftest import measure, quiet
+    from bench.selftest import measure, passes_summary, quiet
     rows = []
+    passes: dict[str, list[int]] = {}
     for mutant, mistake, found, examples, seconds, signatures, reduced, minimum, at_min in measure(
-            size["seeds"], budget=size["budget"]):
+            size["seeds"], budget=size["budget"], passes=passes):
         rows.append(("selftest", f"{mutant} ({mistake})",
                      f"found {found}, median {examples} examples / {seconds} s, signatures {signatures} (median, "
                      f"most; goal 2), reduced to {reduced} (calls, reads), minimum {minimum}, at minimum {at_min}"))
+    rows.append(("selftest", "reduction passes (probes, edits kept)", passes_summary(passes)))
     examples, seconds, found = quiet(size["quiet_examples"])
     rows.append(("selftest", "reference and plain (must never diverge)",
                  f"{examples} examples in {seconds} s, divergences: {found}"))
@@ -125,11 +131,65 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The part of a Markdown page that ``--markdown`` rewrites; the rest of the page is prose about the figures.
+BEGIN, END = "<!-- python -m bench --markdown: begin -->", "<!-- python -m bench --markdown: end -->"
+
+
+def markdown(rows: list[Row], heading: str) -> str:
+    """The figures as a Markdown table under one line saying where and when they were measured."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+    lines = [heading, "", "| benchmark | measure | value |", "|---|---|---|"]
+    lines.extend(f"| {a} | {cell(b)} | {cell(c)} |" for a, b, c in rows)
+    return "\n".join(lines)
+
+
+def checked_page(path: str) -> str:
+    """The page at ``path``, which must hold a BEGIN ... END part: said before anything is measured."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise SystemExit(f"python -m bench: --markdown {path}: {e.strerror}")
+    start, end = text.find(BEGIN), text.find(END)
+    if start < 0 or end < start:
+        raise SystemExit(f"python -m bench: --markdown {path}: the page has no {BEGIN} ... {END} part to rewrite")
+    return text
+
+
+def write_markdown(path: str, section: str) -> None:
+    """Put ``section`` between BEGIN and END in the page at ``path``, atomically, the page otherwise as it was.
+
+    Figures are never typed by hand into the page: what it quotes is what the last run printed."""
+    text = checked_page(path)
+    new = text[:text.find(BEGIN) + len(BEGIN)] + "\n" + section + "\n" + text[text.find(END):]
+    page = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=page.parent, prefix=f".{page.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(new)
+    os.replace(tmp, page)
+
+
+def _where() -> str:
+    """The commit measured, marked when the tree differs from it, and the machine's cores."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return f"{os.cpu_count()} cores, outside a git checkout"
+    return f"commit {commit}{' with changes' if dirty else ''}, {os.cpu_count()} cores"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes: checks every benchmark runs, quickly")
     parser.add_argument("--only", action="append", choices=sorted(SECTIONS), help="run only these (repeatable)")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the figures into FILE's generated part "
+                        "(docs/benchmarks.md)")
     args = parser.parse_args(argv)
+    if args.markdown:
+        checked_page(args.markdown)  # a page that cannot take the figures is said before they are measured
     size = QUICK if args.quick else FULL
     rows: list[Row] = []
     started = time.monotonic()
@@ -143,10 +203,13 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as e:  # noqa: BLE001 - one broken benchmark must not hide the others' figures
             rows.append((name, "failed", f"{type(e).__name__}: {e}"[:200]))
         rows.append((name, "wall time of this benchmark", f"{time.monotonic() - begun:.0f} s"))
-    print(f"python -m bench{' --quick' if args.quick else ''}: Python {platform.python_version()}, "
-          f"{time.monotonic() - started:.0f} s in all")
+    title = (f"python -m bench{' --quick' if args.quick else ''}: Python {platform.python_version()}, "
+             f"{time.monotonic() - started:.0f} s in all")
+    print(title)
     print()
     sys.stdout.write(table(rows))
+    if args.markdown:
+        write_markdown(args.markdown, markdown(rows, f"`{title}`, {_where()}, {time.strftime('%Y-%m-%d')}:"))
     return 1 if any(r[1] == "failed" for r in rows) else 0
 
 

@@ -27,6 +27,7 @@ from typing import Callable
 from toolfuzz import strategies
 from toolfuzz.engine.search import search, search_for_kind
 from toolfuzz.strategies.cases import Planner
+from toolfuzz.engine.reduction import PASSES
 from toolfuzz.targets.registry import REFERENCE
 from toolfuzz.targets.selftest import PLAIN, SELFTEST
 
@@ -37,8 +38,9 @@ HEADER = ("mutant", "mistake", "found", "median examples", "median s", "signatur
 
 def measure(seeds: int = 10, names: list[str] | None = None,
             on_row: Callable[[tuple[str, ...]], None] = lambda row: None,
-            budget: float = 60) -> list[tuple[str, ...]]:
-    """One row per mutant (see HEADER), for this module's output and for ``python -m bench``."""
+            budget: float = 60, passes: dict[str, list[int]] | None = None) -> list[tuple[str, ...]]:
+    """One row per mutant (see HEADER), for this module's output and for ``python -m bench``; ``passes``, when
+    given, gets each reduction pass's probes and kept edits over every search, as ``[probes, kept]``."""
     plain = strategies.PLAIN_FEATURES
     mutants = [m for m in SELFTEST if not names or m.name in names or m.name[9:] in names]
     rows = []
@@ -49,6 +51,11 @@ def measure(seeds: int = 10, names: list[str] | None = None,
         examples, seconds, sizes, signatures = [], [], [], []
         for seed in range(seeds):
             found, stats = search([mutant], planner, seed=seed * 100, max_examples=10**9, budget=budget, plain=plain)
+            if passes is not None:
+                for name, probes in stats.pass_probes.items():
+                    seen = passes.setdefault(name, [0, 0])
+                    seen[0] += probes
+                    seen[1] += stats.pass_kept.get(name, 0)
             if stats.first_found_after is not None:
                 examples.append(stats.first_found_after[0])
                 seconds.append(stats.first_found_after[1])
@@ -68,6 +75,11 @@ def measure(seeds: int = 10, names: list[str] | None = None,
     return rows
 
 
+def passes_summary(passes: dict[str, list[int]]) -> str:
+    """Each reduction pass's probes and the edits it kept, in the order they run: which earn their probes."""
+    return "; ".join(f"{name} {passes[name][0]} probes, {passes[name][1]} kept" for name in PASSES if name in passes)
+
+
 def quiet(examples: int = 1500, seed: int = 0) -> tuple[str, ...]:
     """The reference and the plain assembler searched together: (examples, seconds, divergences found)."""
     # A budget far past the search's time: it ends by its examples, whatever the machine.
@@ -85,11 +97,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="examples to search the correct targets for (0: skip)")
     args = parser.parse_args(argv)
     header = HEADER
-    rows = [header, *measure(args.seeds, args.mutant, lambda row: print(" | ".join(row), flush=True), args.budget)]
+    passes: dict[str, list[int]] = {}
+    rows = [header, *measure(args.seeds, args.mutant, lambda row: print(" | ".join(row), flush=True), args.budget,
+                             passes)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     print()
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    print(f"\nreduction passes (probes, edits kept): {passes_summary(passes)}")
     if args.quiet_examples:
         examples, seconds, found = quiet(args.quiet_examples)
         print(f"\nreference and plain: {examples} examples in {seconds} s, divergences: {found}")

@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from toolfuzz.engine.runner import RunConfig, execute
+from toolfuzz.engine.runner import execute
+from toolfuzz.engine.settings import RunConfig
 from toolfuzz.targets.registry import builtin_targets
 
 HEADER = ("workers", "examples", "search s", "examples/s", "speed-up", "peak RSS MiB")

@@ -12,7 +12,7 @@ class UsageError(Exception):
 
 
 class Exit(IntEnum):
-    """What a command's exit status says, whatever became of its output (README's table of commands)."""
+    """What a command's exit status says, whatever became of its output (docs/commands.md)."""
 
     #: Done, and nothing found.
     OK = 0

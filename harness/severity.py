@@ -7,7 +7,7 @@ A maintainer acts on a report only if each finding in it is a real bug in
 the library's own terms.  So every root cause is graded from two things
 that can be looked up, never typed by hand:
 
-* the **harm** of its kind (:data:`HARM`): data lost, corrupted or given to
+* the **harm** of its kind (:data:`toolfuzz.kinds.HARM`): data lost, corrupted or given to
   the wrong call; an unfinished call handed on as executable; a crash or a
   hang; or a label, spelling or display difference that loses nothing;
 * the **evidence** for its case: for each feature the case needs (its
@@ -15,7 +15,7 @@ that can be looked up, never typed by hand:
   reads documents that shape, a server it reads was seen sending it, it was
   seen only from servers the target never promised to read, or nobody has
   seen it at all (:class:`Evidence`, weakest first); the case's evidence is
-  its weakest feature's.  And the **rule** it breaks (:data:`RULES`): each
+  its weakest feature's.  And the **rule** it breaks (:data:`toolfuzz.kinds.RULES`): each
   rule of the contract has a source, and a rule that is the project's own
   choice where the wire leaves the meaning open grounds no bug by itself.
 
@@ -41,7 +41,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["Harm", "Source", "Evidence", "Severity", "Rule", "HARM", "RULES", "HARMFUL", "grade", "SPECS",
+__all__ = ["Harm", "Source", "Evidence", "Severity", "Rule", "HARMFUL", "grade", "SPECS",
            "SERVERS", "ANY_SERVER"]
 
 
@@ -149,59 +149,6 @@ class Rule:
     source: Source
     cite: str
 
-
-_CHAT = Rule(Source.PROVIDER, "OpenAI API reference, chat.completion.chunk: each tool_calls entry's index names "
-                              "its call, id and function.name arrive once, function.arguments fragments are "
-                              "concatenated; openai-python types/chat/chat_completion_chunk.py")
-_FINISH = Rule(Source.PROVIDER, "OpenAI API reference, finish_reason: tool_calls when the model called a tool, "
-                                "length when the output was cut off; a stream that stops before any finish "
-                                "was cut (Responses: response.completed; Anthropic: stop_reason tool_use)")
-_SSE = Rule(Source.SPEC, "WHATWG HTML, 9.2.6 Interpreting an event stream")
-_JSON = Rule(Source.SPEC, "RFC 8259 and Python's json.loads: the value of the complete text")
-_PARTIAL = Rule(Source.CHOICE, "docs/contract.md 9: what a partial parser may show of a prefix is the "
-                               "project's rule, no spec states it")
-_TEMPLATE = Rule(Source.PROVIDER, "the parser's own docstring and whole-text parse (detect_and_parse): the format "
-                                   "it parses, and what a streamed text must come to")
-_ANY = Rule(Source.INHERENT, "a library should not raise on, or hang over, a stream it reads")
-_OURS = Rule(Source.CHOICE, "the project's own rule")
-
-#: Every kind's harm (docs/severity.md; tests/test_severity.py holds it to every kind the judge reports).
-HARM: dict[str, Harm] = {
-    "blocked_action": Harm.HARNESS, "timed_out": Harm.CRASH, "crash": Harm.CRASH, "hang": Harm.CRASH,
-    "memory": Harm.CRASH, "raised": Harm.CRASH, "bad_return": Harm.HARNESS,
-    "choices_mixed": Harm.CORRUPTED, "arguments_misattributed": Harm.CORRUPTED, "call_lost": Harm.LOST,
-    "phantom_call": Harm.CORRUPTED, "arguments_differ": Harm.CORRUPTED, "reserialised": Harm.LABEL,
-    # A wrong id or name is the call's identity lost: the tool result cannot be matched, or the wrong tool runs.
-    "id_differs": Harm.CORRUPTED, "name_differs": Harm.CORRUPTED,
-    "incomplete_handed_on": Harm.UNSAFE, "complete_withheld": Harm.LOST,
-    "status_differs": Harm.LABEL, "error_differs": Harm.LABEL,
-    "event_lost": Harm.LOST, "phantom_event": Harm.CORRUPTED, "data_differs": Harm.CORRUPTED,
-    "event_type_differs": Harm.CORRUPTED, "event_id_differs": Harm.LABEL,
-    "final_differs": Harm.CORRUPTED, "raised_on_prefix": Harm.CRASH, "invented_key": Harm.CORRUPTED,
-    "invented_value": Harm.CORRUPTED, "type_differs": Harm.CORRUPTED, "string_not_prefix": Harm.CORRUPTED,
-    # A number shown early, or a shown value changed later, is what a display of a growing text flickers with.
-    "number_before_complete": Harm.LABEL, "scalar_differs": Harm.LABEL, "value_taken_back": Harm.LABEL,
-    "arguments_invalid": Harm.CORRUPTED, "index_differs": Harm.LABEL, "markup_leaked": Harm.CORRUPTED,
-    "content_differs": Harm.LOST, "whole_differs": Harm.CORRUPTED,
-}
-
-#: Where the rule each kind reports comes from (docs/contract.md cites the same for each rule).
-RULES: dict[str, Rule] = {
-    "blocked_action": _OURS, "timed_out": _ANY, "crash": _ANY, "hang": _ANY, "memory": _ANY, "raised": _ANY,
-    "bad_return": _OURS,
-    **dict.fromkeys(("choices_mixed", "arguments_misattributed", "call_lost", "phantom_call", "arguments_differ",
-                     "reserialised", "id_differs", "name_differs"), _CHAT),
-    "incomplete_handed_on": _FINISH, "complete_withheld": _FINISH,
-    "status_differs": Rule(Source.SPEC, "RFC 8259 and JSON Schema 2020-12: whether the arguments are JSON and "
-                                        "satisfy the tool's schema"),
-    "error_differs": _OURS,
-    **dict.fromkeys(("event_lost", "phantom_event", "data_differs", "event_type_differs", "event_id_differs"), _SSE),
-    "final_differs": _JSON,
-    **dict.fromkeys(("raised_on_prefix", "invented_key", "invented_value", "type_differs", "string_not_prefix",
-                     "number_before_complete", "scalar_differs", "value_taken_back"), _PARTIAL),
-    **dict.fromkeys(("arguments_invalid", "markup_leaked", "content_differs", "whole_differs"), _TEMPLATE),
-    "index_differs": Rule(Source.PROVIDER, "OpenAI API reference: a choice's tool calls are numbered 0, 1, 2..."),
-}
 
 #: Specs a target may promise to follow (``Scope.specs``).
 SPECS = {

@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable
 
@@ -46,7 +47,7 @@ from toolfuzz.corpus.findings import FindingWriter
 from toolfuzz.corpus.fixtures import FixtureError, load
 from toolfuzz.corpus.replay import judged
 from toolfuzz.engine.search import search
-from toolfuzz.judge.contestants import plain_target, qualified_name
+from toolfuzz.targets.specs import plain_target, qualified_name
 from toolfuzz.errors import UsageError
 from toolfuzz.severity import Severity
 from toolfuzz.state import DEFAULT, kept
@@ -55,7 +56,7 @@ from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import LEVELS, Target
 from toolfuzz.vocabulary import DIALECTS, Tool
 
-__all__ = ["check_assembler", "check_fixture", "Diverges", "seed_for", "DEFAULT_FINDINGS", "settings"]
+__all__ = ["check_assembler", "Check", "check_fixture", "Diverges", "seed_for", "DEFAULT_FINDINGS", "settings"]
 
 #: Where fixtures go when neither the call nor ``--toolfuzz-findings`` says: out of any tracked folder.
 DEFAULT_FINDINGS = DEFAULT / "findings"
@@ -113,42 +114,61 @@ def check_fixture(fn: Callable[..., Any] | Target, path: str | os.PathLike[str],
                                   f"  (toolfuzz show {shlex.quote(str(path))} shows the stream)"]), tuple(found))
 
 
-def check_assembler(fn: Callable[..., Any] | Target, *, level: str = "events", dialect: str = "openai-chat",
-                    profiles: Collection[str] | None = None, tools: Iterable[Tool] | None = None,
-                    max_examples: int = 200, findings: str | os.PathLike[str] | None = None,
-                    seed: int | None = None, timeout: float = 5.0, servers: Collection[str] | None = None,
-                    fail_on: Severity | str = Severity.BUG) -> None:
+@dataclass(frozen=True)
+class Check:
+    """What :func:`check_assembler` searches, and what fails it.
+
+    ``level``: what a plain function takes (parsed chunks at ``events``, the network reads at ``bytes`` and
+    ``sse``); ``profiles`` restricts the call shapes (default: every one of ``dialect``), ``servers`` every
+    shape, framing and ending to what those servers are known to send (``toolfuzz profiles --servers``),
+    ``tools`` the schemas (default: the bundled corpus).  ``max_examples`` ends the search, never time.
+    Every root cause is written under ``findings`` (default: the plugin's ``--toolfuzz-findings``, else
+    ``.toolfuzz/findings``); the call fails on those of severity ``fail_on`` or graver (docs/severity.md).
+    ``seed`` defaults to the plugin's ``--toolfuzz-seed``, else one derived from the running test's id.
+    """
+
+    level: str = "events"
+    dialect: str = "openai-chat"
+    profiles: Collection[str] | None = None
+    tools: Iterable[Tool] | None = None
+    max_examples: int = 200
+    findings: str | os.PathLike[str] | None = None
+    seed: int | None = None
+    timeout: float = 5.0
+    servers: Collection[str] | None = None
+    fail_on: Severity | str = Severity.BUG
+
+
+def check_assembler(fn: Callable[..., Any] | Target, **options: Any) -> None:
     """Search ``fn`` for ``max_examples`` cases; raise AssertionError naming what it gets wrong.
 
-    ``fn`` takes what a ``--target`` of ``level`` takes (parsed chunks at ``events``, the network reads at
-    ``bytes`` and ``sse``) and returns the calls (docs/contract.md); a :class:`Target` is taken as it is.
-    ``profiles`` restricts the call shapes (default: every one of ``dialect``), ``servers`` every shape,
-    framing and ending to what those servers are known to send (``toolfuzz profiles --servers``), ``tools``
-    the schemas (default: the bundled corpus).  Every root cause is written; the call fails on those of
-    severity ``fail_on`` or graver (docs/severity.md; default ``"bug"``).  Each root cause found is written under ``findings`` (default: the
-    plugin's ``--toolfuzz-findings``, else ``.toolfuzz/findings``).  ``seed`` defaults to the plugin's
-    ``--toolfuzz-seed``, else one derived from the running test's id.
+    ``fn`` takes what a ``--target`` of the check's level takes and returns the calls (docs/contract.md); a
+    :class:`Target` is taken as it is.  ``options`` are :class:`Check`'s fields (a misspelt one is a
+    TypeError naming it).
     """
     __tracebackhide__ = True  # pytest shows the caller's line and this message, not toolfuzz's insides
-    target = _as_target(fn, level)
-    if dialect not in DIALECTS:
-        raise UsageError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
+    check = Check(**options)
+    target = _as_target(fn, check.level)
+    if check.dialect not in DIALECTS:
+        raise UsageError(f"dialect must be one of {', '.join(DIALECTS)}, not {check.dialect!r}")
     test = _current_test()
+    seed = check.seed
     if seed is None:
         seed = settings["seed"] if settings["seed"] is not None else seed_for(test or target.name)
-    root = Path(findings if findings is not None else settings["findings"] or DEFAULT_FINDINGS)
+    root = Path(check.findings if check.findings is not None else settings["findings"] or DEFAULT_FINDINGS)
     if root == DEFAULT_FINDINGS:
         kept(DEFAULT)
     try:
+        fail_on = check.fail_on
         floor = fail_on if isinstance(fail_on, Severity) else Severity.parse(fail_on)
-        planner = Planner(tools=tools, profiles=list(profiles) if profiles is not None else None, dialect=dialect,
-                          servers=None if servers is None else list(servers))
+        planner = Planner(tools=check.tools, profiles=list(check.profiles) if check.profiles is not None else None,
+                          dialect=check.dialect, servers=None if check.servers is None else list(check.servers))
     except (InvalidArgument, ValueError) as e:  # an unknown profile, dialect, server or severity: one line
         raise UsageError(str(e)) from None
     writer = FindingWriter(root)
     # Ended by examples, never by time: a budget far past what the examples take.
-    found, stats = search([target], planner, max_examples=max_examples, budget=10 * 24 * 3600, seed=seed,
-                          timeout=timeout, emit=writer, plain=PLAIN_FEATURES)
+    _, stats = search([target], planner, max_examples=check.max_examples, budget=10 * 24 * 3600, seed=seed,
+                      timeout=check.timeout, emit=writer, plain=PLAIN_FEATURES)
     failing = [(f, path) for f, path, _ in writer.saved if f.grade.severity.at_least(floor)]
     if not failing:
         return

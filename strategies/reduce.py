@@ -42,20 +42,141 @@ stays the same, and sweeps again until no edit is kept.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
 from toolfuzz.strategies.endings import DISCONNECT_DECISION, ENDING_STAGES, LENGTH_DECISION
 from toolfuzz.strategies.plans import Key
 
-__all__ = ["Edit", "edits", "lowerings", "redraws", "swaps", "shifts", "apply"]
+__all__ = ["Edit", "StageOut", "Drop", "DecisionOut", "Smaller", "Cut", "Lower", "Redraw", "Swap", "Cutoff", "Shift",
+           "PLAINER", "edits", "lowerings", "redraws", "swaps", "shifts", "apply"]
 
-Edit = tuple  # ("stage" | "drop", prefix) | ("decision", key) | ("lower", key, value) | ("smaller", key)
-#                | ("cut", key, start, end): the text at ``key`` without its characters start..end
-#                | ("redraw", key, value, seed): render what the edit left out of key's stage at random
-#                  from ``seed``
-#                | ("swap", choice): every ending decision out, and ``choice`` finishing for ``length``
-#                | ("cutoff", top): every ending decision out, and the stream cut off before it finishes
-#                | ("shift", key, i): the profile switched on at ``key`` switched on at place ``i`` instead
+@dataclass(frozen=True)
+class Edit:
+    """One edit of a plan, at ``key``: the stage or decision it changes.  Each kind is a small frozen type whose
+    :meth:`apply` makes it; a reduction pass (:mod:`toolfuzz.engine.reduction`) is a generator of them."""
+
+    key: Key
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        """``plan`` with this edit made, or None when the edit changes nothing (any more)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class StageOut(Edit):
+    """Every decision under the stage ``key`` out: its calls, fragments, reads or framing drawn plain."""
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        n = len(self.key)
+        kept = {k: v for k, v in plan.items() if k[:n] != self.key}
+        return kept if len(kept) < len(plan) else None
+
+
+@dataclass(frozen=True)
+class Drop(Edit):
+    """The stage ``key`` (the i-th call, say) out and the later ones of its name moved up one."""
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        return _drop(plan, self.key)
+
+
+@dataclass(frozen=True)
+class DecisionOut(Edit):
+    """The decision ``key`` out: one profile, one fragment boundary, one read cut, the ending back to the plainest."""
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        return {k: v for k, v in plan.items() if k != self.key} if self.key in plan else None
+
+
+@dataclass(frozen=True)
+class Smaller(Edit):
+    """The number or text at ``key`` halved."""
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        smaller = _smaller(plan[self.key]) if self.key in plan else None
+        return None if smaller is None else {**plan, self.key: smaller}
+
+
+@dataclass(frozen=True)
+class Cut(Edit):
+    """The text at ``key`` without its characters ``start`` to ``end``."""
+
+    start: int
+    end: int
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        value = plan.get(self.key)
+        if type(value) is not str or self.end > len(value) or self.start >= self.end:
+            return None
+        return {**plan, self.key: value[:self.start] + value[self.end:]}
+
+
+@dataclass(frozen=True)
+class Lower(Edit):
+    """The small decision at ``key`` moved to the lower choice ``value``: a bug met under several endings is
+    reported under the first."""
+
+    value: int
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        if self.key not in plan or type(plan[self.key]) is not int or self.value >= plan[self.key]:
+            return None
+        return {**plan, self.key: self.value}
+
+
+@dataclass(frozen=True)
+class Redraw(Lower):
+    """As :class:`Lower`, and what the edit left out of the decision's stage drawn again at random from
+    ``seed``."""
+
+    seed: int
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        if super().apply(plan) is None:
+            return None
+        parent = self.key[:-1]
+        n = len(parent)
+        return {**{k: v for k, v in plan.items() if k[:n] != parent}, self.key: self.value}
+
+    @property
+    def redrawn(self) -> tuple[int, Key]:
+        """What the render draws anew: the seed, and the stage it draws in."""
+        return self.seed, self.key[:-1]
+
+
+@dataclass(frozen=True)
+class Swap(Edit):
+    """Every ending decision out, and the choice ``key`` finishing for ``length``."""
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        return _swap(plan, self.key)
+
+
+@dataclass(frozen=True)
+class Cutoff(Edit):
+    """Every ending decision out, and the stream (its top stage, ``key``) cut off before it finishes."""
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        return _cut_off(plan, self.key)
+
+
+@dataclass(frozen=True)
+class Shift(Edit):
+    """The profile switched on at ``key`` switched on at place ``place`` instead."""
+
+    place: int
+
+    def apply(self, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
+        to = (*self.key[:-1], self.place)
+        if self.key not in plan or to in plan:
+            return None
+        return {(to if k == self.key else k): v for k, v in plan.items()}
+
+
+#: The edits that trade a case's endings or profiles for plainer ones: kept for that, though the wire may grow.
+PLAINER = (Swap, Cutoff, Shift)
+
 
 #: A text up to this long is also tried with each of its characters taken out.
 _SHORT_TEXT = 32
@@ -68,26 +189,26 @@ def edits(plan: Mapping[Key, Any]) -> Iterator[Edit]:
     """The edits that take decisions out of ``plan`` or shorten them, biggest cuts first."""
     stages = Counter(key[:i] for key in plan for i in range(1, len(key)))
     for prefix, _ in sorted(stages.items(), key=lambda item: (-item[1], len(item[0]))):
-        yield ("stage", prefix)
+        yield StageOut(prefix)
     for prefix in sorted(stages, key=len):
-        yield ("drop", prefix)
+        yield Drop(prefix)
     # An earlier call or choice drawn plain has no decisions of its own to name it, yet the bug may need only
     # a later one: dropping the plain one moves the later one up into its place.
     for prefix in sorted({_earlier for prefix in stages for _earlier in _plain_before(prefix, stages)}, key=len):
-        yield ("drop", prefix)
+        yield Drop(prefix)
     for key in plan:
-        yield ("decision", key)
+        yield DecisionOut(key)
     for key, value in plan.items():
         if (type(value) is int and value > _FEW) or type(value) is str:
-            yield ("smaller", key)
+            yield Smaller(key)
     # A text's first half, then (for a short one) each character in turn: what matters may sit at its end
     # (an escape, a character outside the BMP), which halving from the end never keeps.
     for key, value in plan.items():
         if type(value) is str and len(value) > 1:
-            yield ("cut", key, 0, len(value) // 2)
+            yield Cut(key, 0, len(value) // 2)
             if len(value) <= _SHORT_TEXT:
                 for i in range(len(value)):
-                    yield ("cut", key, i, i + 1)
+                    yield Cut(key, i, i + 1)
 
 
 def _plain_before(prefix: Key, stages: Mapping[Key, int]) -> Iterator[Key]:
@@ -111,7 +232,7 @@ def redraws(plan: Mapping[Key, Any], tries: int = 6) -> Iterator[Edit]:
         if type(value) is int and 1 < value <= _FEW:
             for lower in range(1, value):
                 for t in range(tries):
-                    yield ("redraw", key, lower, t)
+                    yield Redraw(key, lower, t)
 
 
 def _ending(key: Key) -> bool:
@@ -127,8 +248,8 @@ def swaps(plan: Mapping[Key, Any]) -> Iterator[Edit]:
     choices = {"choice:0"} | {part for key in plan for part in key[1:-1]
                                if isinstance(part, str) and part.startswith("choice:")}
     for choice in sorted(choices, key=lambda c: int(c.partition(":")[2])):
-        yield ("swap", (top, choice))
-    yield ("cutoff", (top,))
+        yield Swap((top, choice))
+    yield Cutoff((top,))
 
 
 #: The stage whose decisions are alike switches, one a call-shape profile, in the order of PROFILES.
@@ -140,7 +261,7 @@ def shifts(plan: Mapping[Key, Any]) -> Iterator[Edit]:
     for key in plan:
         if len(key) >= 2 and key[-2] == _PROFILES:
             for i in range(key[-1]):
-                yield ("shift", key, i)
+                yield Shift(key, i)
 
 
 def lowerings(plan: Mapping[Key, Any]) -> Iterator[Edit]:
@@ -151,50 +272,12 @@ def lowerings(plan: Mapping[Key, Any]) -> Iterator[Edit]:
     for key, value in plan.items():
         if type(value) is int and 1 < value <= _FEW:
             for lower in range(1, value):
-                yield ("lower", key, lower)
+                yield Lower(key, lower)
 
 
 def apply(edit: Edit, plan: Mapping[Key, Any]) -> dict[Key, Any] | None:
     """``plan`` with ``edit`` made, or None when the edit changes nothing (any more)."""
-    what, where = edit[0], edit[1]
-    if what == "stage":
-        n = len(where)
-        kept = {k: v for k, v in plan.items() if k[:n] != where}
-        return kept if len(kept) < len(plan) else None
-    if what == "drop":
-        return _drop(plan, where)
-    if what == "swap":
-        return _swap(plan, where)
-    if what == "cutoff":
-        return _cut_off(plan, where)
-    if where not in plan:
-        return None
-    if what == "shift":
-        to = (*where[:-1], edit[2])
-        if to in plan:
-            return None
-        return {(to if k == where else k): v for k, v in plan.items()}
-    if what == "decision":
-        return {k: v for k, v in plan.items() if k != where}
-    if what == "cut":
-        value = plan[where]
-        if type(value) is not str or edit[3] > len(value) or edit[2] >= edit[3]:
-            return None
-        return {**plan, where: value[:edit[2]] + value[edit[3]:]}
-    if what in ("lower", "redraw"):
-        if type(plan[where]) is not int or edit[2] >= plan[where]:
-            return None
-        if what == "redraw":
-            parent = where[:-1]
-            n = len(parent)
-            return {**{k: v for k, v in plan.items() if k[:n] != parent}, where: edit[2]}
-        return {**plan, where: edit[2]}
-    smaller = _smaller(plan[where])
-    if smaller is None:
-        return None
-    out = dict(plan)
-    out[where] = smaller
-    return out
+    return edit.apply(plan)
 
 
 def _swap(plan: Mapping[Key, Any], choice: Key) -> dict[Key, Any] | None:

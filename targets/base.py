@@ -55,15 +55,70 @@ was built with.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from toolfuzz.severity import ANY_SERVER, SERVERS, SPECS
 
-__all__ = ["LEVELS", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "RELAXATIONS", "Target", "BadReturn", "Scope", "Limit",
+__all__ = ["LEVELS", "LEVEL", "Level", "Fed", "Answers", "PLAIN_CLAIMS", "PARTIAL_CLAIMS", "ALL_CLAIMS", "RELAXATIONS",
+           "Target", "BadReturn", "Scope", "Limit",
            "ANY_SCOPE"]
 
-LEVELS = ("events", "bytes", "sse", "partial", "producer")
+class Fed(enum.Enum):
+    """What a target of a level is handed for a case."""
+
+    #: The parsed payloads of the case's events, in order (a chat stream's ``chat.completion.chunk`` dicts).
+    CHUNKS = "chunks"
+    #: The network reads, bytes in arrival order.
+    READS = "reads"
+    #: A model's text in the batches a server hands its parser.
+    BATCHES = "batches"
+    #: Each prefix of each finished call's argument text, one call each.
+    PREFIXES = "prefixes"
+
+
+class Answers(enum.Enum):
+    """What a target of a level answers with, and so what it is judged on."""
+
+    #: The calls it would hand on.
+    CALLS = "calls"
+    #: The SSE events it decodes.
+    EVENTS = "events"
+    #: The value it shows for each prefix.
+    PREFIX_VALUES = "prefix values"
+    #: The deltas a server would stream and the whole text's parse.
+    STREAMED = "streamed"
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level a target can be judged at (docs/levels.md): the one place that says what each is."""
+
+    name: str
+    fed: Fed
+    answers: Answers
+    #: What a plain function is handed, in words (the pytest export's scaffold says it).
+    takes: str
+    #: Every kind a case shows is reported, each a rule of its own; elsewhere the gravest alone, since the
+    #: others on the same case are that mistake seen from another side, as often as not.
+    every_kind: bool = False
+
+
+#: Every level, by name, in the order ``--level`` lists them.
+LEVEL: dict[str, Level] = {level.name: level for level in (
+    Level("events", Fed.CHUNKS, Answers.CALLS,
+          "the parsed chunks (the dialect's event objects), a list of dicts in order"),
+    Level("bytes", Fed.READS, Answers.CALLS, "the network reads, a list of bytes in arrival order"),
+    Level("sse", Fed.READS, Answers.EVENTS,
+          "the network reads, a list of bytes in arrival order, and returns the SSE events it decodes"),
+    Level("partial", Fed.PREFIXES, Answers.PREFIX_VALUES,
+          "one prefix of a finished call's argument text, a str, once per prefix", every_kind=True),
+    # A producer's streamed calls, its content and its whole-text parse are three rules.
+    Level("producer", Fed.BATCHES, Answers.STREAMED,
+          "a model's text in the batches a server hands its parser, a list of str", every_kind=True),
+)}
+LEVELS = tuple(LEVEL)
 
 #: What a plain function is judged on.
 PLAIN_CLAIMS = frozenset({"ids", "names", "completion"})

@@ -58,8 +58,8 @@ import weakref
 from typing import Any, BinaryIO
 
 from toolfuzz.vocabulary import DIALECTS, OUTPUT_KEPT, TEXT_DIALECTS, Output, kept_from, kept_output
-from toolfuzz.targets.base import (ALL_CLAIMS, ANY_SCOPE, BadReturn, LEVELS, Limit, PLAIN_CLAIMS, RELAXATIONS,
-                                   Scope, Target)
+from toolfuzz.targets.base import (ALL_CLAIMS, ANY_SCOPE, LEVEL, BadReturn, Fed, LEVELS, Limit, PLAIN_CLAIMS,
+                                   RELAXATIONS, Scope, Target)
 
 __all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
            "command_target", "HANDSHAKE_SECONDS", "stop_all"]
@@ -90,7 +90,7 @@ class CommandError(Exception):
 class ChildRaised(Exception):
     """The program reported its own exception; subclasses carry the program's type name (see :func:`_raised`)."""
 
-    #: Where the program says it raised (``toolfuzz.judge.sandbox.crash_state``): this side's
+    #: Where the program says it raised (``toolfuzz.judge.crash_state.crash_state``): this side's
     #: traceback ends in the protocol's glue, and only the program knows its own frames.
     crash_state: str | None = None
 
@@ -473,11 +473,12 @@ def _limits(doc: Any) -> tuple[Limit, ...]:
 
 def _request(number: int, level: str, dialect: str, arg: Any, tools: Any = ()) -> bytes:
     doc: dict[str, Any] = {"case": number, "dialect": dialect}
-    if level == "events":
+    fed = LEVEL[level].fed
+    if fed is Fed.CHUNKS:
         doc["chunks"] = arg
-    elif level == "partial":
+    elif fed is Fed.PREFIXES:
         doc["text"] = arg
-    elif level == "producer":
+    elif fed is Fed.BATCHES:
         doc["batches"] = arg
         doc["tools"] = [{"name": t.name, "parameters": t.parameters} for t in tools]
     else:

@@ -20,7 +20,8 @@ import pytest
 from toolfuzz.judge.compare import compare
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.vocabulary import Case
-from toolfuzz.judge.sandbox import Observation, observe
+from toolfuzz.judge.observation import Observation
+from toolfuzz.judge.sandbox import observe
 from toolfuzz.targets import adapters
 from toolfuzz.targets.adapters.scopes import scope_for
 from toolfuzz.targets.base import Target

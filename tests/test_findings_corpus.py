@@ -18,11 +18,11 @@ from typing import NamedTuple
 import pytest
 
 from toolfuzz.cli import main
-from toolfuzz.corpus.curation import merge
+from toolfuzz.corpus.merge import merge
 from toolfuzz.corpus.findings import path_for, replayed_fixture, save_fixture
 from toolfuzz.corpus.fixtures import iter_fixture_paths, load
 from toolfuzz.corpus.replay import Report, divergent, fixed_in, load_fixtures, recorded_version, replay
-from toolfuzz.judge.contestants import resolve
+from toolfuzz.targets.specs import resolve
 from toolfuzz.targets import adapters
 from toolfuzz.targets.registry import builtin_targets
 from toolfuzz.targets.reference import assemble

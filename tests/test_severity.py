@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from toolfuzz.judge.compare import KINDS
-from toolfuzz.severity import HARM, HARMFUL, RULES, Evidence, Harm, Severity, Source, grade
+from toolfuzz.kinds import HARM, RULES
+from toolfuzz.severity import HARMFUL, Evidence, Harm, Severity, Source, grade
 
 
 def test_every_kind_the_judge_reports_has_a_harm_and_a_rule_with_its_source():

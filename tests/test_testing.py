@@ -205,3 +205,11 @@ def test_findings_kept_by_default_go_in_a_state_folder_that_ignores_itself(tmp_p
         check_assembler(mutants.shared_buffer, max_examples=400, seed=3)
     assert list((tmp_path / DEFAULT_FINDINGS).rglob("*.json"))
     assert (tmp_path / ".toolfuzz" / ".gitignore").read_text() == IGNORE
+
+
+def test_a_misspelt_option_is_a_type_error_naming_it_before_anything_runs():
+    from toolfuzz.testing import check_assembler
+    from toolfuzz.targets.selftest.plain import assemble_chunks
+
+    with pytest.raises(TypeError, match="profile"):
+        check_assembler(assemble_chunks, profile=["openai"])

@@ -42,7 +42,7 @@ def test_a_whole_input_is_compact_json_and_an_empty_one_is_no_text():
 
 def test_a_payload_is_read_exactly_even_where_orjson_would_round_an_integer_past_64_bits():
     import pytest
-    from toolfuzz.judge.sandbox import parse_chunks
+    from toolfuzz.judge.feeding import parse_chunks
     from toolfuzz.vocabulary import exact_json
     big = b'{"input": {"n": 73108993792763518068009, "m": -9223372036854775809}, "x": 1.5}'
     assert exact_json(big) == {"input": {"n": 73108993792763518068009, "m": -9223372036854775809}, "x": 1.5}

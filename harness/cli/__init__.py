@@ -37,7 +37,7 @@ COMMANDS = ("run", "replay", "corpus", "export", "generate", "profiles", "target
             "show", "serve")
 
 
-#: The exit statuses, as ``toolfuzz --help`` ends with them (README's table of commands says the same).
+#: The exit statuses, as ``toolfuzz --help`` ends with them (docs/commands.md says the same).
 EPILOG = """exit status, whatever becomes of the output:
   0    nothing found
   1    something found: divergences (run, replay), a stale page (corpus matrix --check)...

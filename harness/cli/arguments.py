@@ -89,6 +89,14 @@ def add_dialect_option(p: argparse.ArgumentParser, what: str, default: str | Non
                    "see docs/dialects.md)")
 
 
+def add_wide_option(p: argparse.ArgumentParser, what: str = "its tables") -> None:
+    """``--wide``, the same for every command that prints tables: on a terminal (or with COLUMNS set) they are
+    fitted to its width; this prints them whole, as a pipe gets them."""
+    p.add_argument("--wide", action="store_true",
+                   help=f"print {what} whole, every column and name, however wide the terminal (a pipe or a file "
+                   "always gets them whole; on a terminal, or with COLUMNS set, they are fitted to its width)")
+
+
 def memory_size(text: str) -> int:
     """Bytes from ``2G``, ``512M``, ``1.5GiB`` or a plain number of bytes; ``none`` for no cap (0)."""
     if text.strip().lower() in ("none", "0"):
@@ -111,7 +119,7 @@ def targets_for(specs: list[str], level: str, dialect: str) -> list[Target]:
     list it, and naming one that does not is a usage error.  ``selftest`` keeps
     the mutants that make sense in the dialect.
     """
-    from toolfuzz.judge.contestants import default_targets, resolve
+    from toolfuzz.targets.specs import default_targets, resolve
 
     if level == "producer":
         return _producers(specs, dialect)
@@ -137,7 +145,7 @@ def targets_for(specs: list[str], level: str, dialect: str) -> list[Target]:
 def _producers(specs: list[str], dialect: str) -> list[Target]:
     """The producer targets of ``specs`` (none given: every one here or in a built-in environment that exists),
     those reading ``dialect`` when it is a format."""
-    from toolfuzz.judge.contestants import default_producers, resolve
+    from toolfuzz.targets.specs import default_producers, resolve
 
     specs = specs or default_producers()
     out: list[Target] = []

@@ -1,5 +1,6 @@
-"""``toolfuzz corpus merge|minimize|check|matrix|import``: the findings folder as a whole (``toolfuzz.corpus.curation``),
-and real captured streams brought into it (``toolfuzz.corpus.captures``).
+"""``toolfuzz corpus merge|minimize|check|matrix|import``: the findings folder as a whole
+(``toolfuzz.corpus.merge``, ``minimize``, ``check``), and real captured streams brought into it
+(``toolfuzz.corpus.captures``).
 
 Exit status: 0 done; 1 for ``check`` when the reference disagrees with a
 fixture or a self-test fixture no longer fails, and for ``matrix --check``
@@ -18,18 +19,22 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from toolfuzz.cli.arguments import add_target_options, positive_seconds
+from toolfuzz.cli.arguments import add_target_options, add_wide_option, positive_seconds
 from toolfuzz.corpus.agreement import ManifestError, agreement, imported_fixture, manifested
 from toolfuzz.corpus.captures import CAPTURE_FILES, capture_file, capture_paths
 from toolfuzz.corpus.recordings import RecordingError
-from toolfuzz.corpus.curation import check, load_corpus, merge, minimize
+from toolfuzz.corpus.check import check
+from toolfuzz.corpus.entries import load_corpus
+from toolfuzz.corpus.merge import merge
+from toolfuzz.corpus.minimize import minimize
 from toolfuzz.outputs.agreement_report import render_agreement, render_agreement_markdown
 from toolfuzz.outputs.check_report import render_check
 from toolfuzz.errors import UsageError
 from toolfuzz.severity import SERVERS
 from toolfuzz.corpus.fixtures import dumps, write_atomic
 from toolfuzz.outputs.matrix import render_matrix
-from toolfuzz.judge.contestants import resolve_all
+from toolfuzz.outputs.tables import terminal_width
+from toolfuzz.targets.specs import resolve_all
 
 DEFAULT = "findings"
 
@@ -39,7 +44,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Work on a corpus of fixtures (default: findings/) as a whole. See docs/corpus.md.")
     verbs = p.add_subparsers(dest="verb", metavar="VERB")
     verbs.required = True
+    for verb in (_merge, _minimize, _check, _matrix, _agree, _import):
+        verb(verbs)
 
+
+def _merge(verbs: argparse._SubParsersAction) -> None:
     m = verbs.add_parser("merge", help="merge folders of fixtures into one, one file per root cause, the smallest kept",
                          description="Merge fixtures into --into, one per root cause: a fixture with all the features "
                          "of one there for the same target, kind and crash state (or of the target it builds on) is folded into it, "
@@ -57,6 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--into", default=DEFAULT, metavar="DIR", help=f"the corpus to merge into (default {DEFAULT}/)")
     m.set_defaults(run=run_merge)
 
+
+def _minimize(verbs: argparse._SubParsersAction) -> None:
     s = verbs.add_parser("minimize", help="shrink each fixture again against its recorded target as installed now",
                          description="Shrink each fixture again: drop SSE events, lines and read boundaries while "
                          "the recorded target still diverges with the recorded kind. The file keeps its signature; "
@@ -69,6 +80,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--dry-run", action="store_true", help="say what would shrink, write nothing")
     s.set_defaults(run=run_minimize)
 
+
+def _check(verbs: argparse._SubParsersAction) -> None:
     c = verbs.add_parser("check", help="replay every fixture: new, still failing, changed, fixed (in which version)",
                          description="Replay every fixture on the reference and on its recorded targets, and sort "
                          "the cells: new divergences, still failing, changed, fixed in the installed version, "
@@ -80,14 +93,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--json", action="store_true", help="print a machine-readable report")
     c.set_defaults(run=run_check)
 
+
+def _matrix(verbs: argparse._SubParsersAction) -> None:
     x = verbs.add_parser("matrix", help="the Markdown table of libraries by divergence kind",
                          description="Print (or --write) the findings matrix: targets with their recorded versions "
                          "by divergence kind, fixtures and profiles in each cell, and each library's statements.")
     x.add_argument("paths", nargs="*", default=[DEFAULT], metavar="PATH", help=f"fixtures (default {DEFAULT}/)")
     x.add_argument("--write", metavar="FILE", help="write the page to FILE (e.g. findings/README.md)")
     x.add_argument("--check", action="store_true", help="with --write: exit 1 if FILE is not what would be written")
+    add_wide_option(x, "the page as Markdown, as --write writes it, rather than fitted to the terminal")
     x.set_defaults(run=run_matrix)
 
+
+def _agree(verbs: argparse._SubParsersAction) -> None:
     g = verbs.add_parser("agree", help="does the reference read each real capture as its source's tests do",
                          description="Replay every recording a captures.toml names (each source's folder holds one, "
                          "with its LICENSE: see findings/captures/README.md) on the reference, and compare its "
@@ -100,6 +118,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--markdown", action="store_true", help="print the table by source as markdown only")
     g.set_defaults(run=run_agree)
 
+
+def _import(verbs: argparse._SubParsersAction) -> None:
     i = verbs.add_parser("import", help="turn recorded streams (VCR cassettes, HAR, SSE bodies, chunk files) "
                          "into fixtures",
                          description="Read recorded provider streams and write one fixture per response into --out. "
@@ -173,10 +193,11 @@ def run_matrix(args: argparse.Namespace) -> int:
         raise UsageError("--check needs --write FILE: the page to compare with")
     command = shlex.join(["toolfuzz", "corpus", "matrix", *args.paths] + (["--write", args.write] if args.write else []))
     base = Path(args.write).parent if args.write else Path.cwd()
-    page = render_matrix(load_corpus(args.paths), base, command)
     if not args.write:
-        sys.stdout.write(page)
+        # Fitted only on a terminal: a pipe (`> page.md`) gets the very page --write writes.
+        sys.stdout.write(render_matrix(load_corpus(args.paths), base, command, terminal_width(sys.stdout, args.wide)))
         return 0
+    page = render_matrix(load_corpus(args.paths), base, command)
     target = Path(args.write)
     if args.check:
         try:

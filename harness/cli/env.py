@@ -1,6 +1,6 @@
 """``toolfuzz env add|list|remove``: environments of their own, where ``TARGET@NAME`` runs a built-in target.
 
-:mod:`toolfuzz.judge.environments` says where they live and how they are made.
+:mod:`toolfuzz.targets.environments` says where they live and how they are made.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolfuzz.judge import environments
+from toolfuzz.targets import environments
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -15,13 +15,14 @@ import shutil
 import sys
 from pathlib import Path
 
-from toolfuzz.cli.arguments import add_dialect_option, add_target_options
+from toolfuzz.cli.arguments import add_dialect_option, add_target_options, add_wide_option
 from toolfuzz.errors import UsageError, need_writable
 from toolfuzz.corpus.fixtures import write_atomic
 from toolfuzz.corpus.findings import path_for, replayed_fixture, save_fixture
 from toolfuzz.corpus.replay import divergent, read_fixtures, replay
 from toolfuzz.outputs.replay_matrix import render, replay_junit
-from toolfuzz.judge.contestants import resolve_all
+from toolfuzz.outputs.tables import terminal_width
+from toolfuzz.targets.specs import resolve_all
 from toolfuzz.targets.registry import builtin_targets
 
 
@@ -39,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_target_options(p, "the reference and the built-in targets each fixture records")
     add_dialect_option(p, "replay only the fixtures of this dialect (each runs in its own dialect)", None)
     p.add_argument("--json", action="store_true", help="print a machine-readable report instead of the matrix")
+    add_wide_option(p, "every fixture and target of the matrix (on a terminal only those with news are shown)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one testcase per fixture and target")
     p.add_argument("--findings", metavar="DIR", help="also write each unexpected divergence as a finding under DIR "
                    "(as toolfuzz run does: one file per root cause, the smallest case kept), its 'found' keeping "
@@ -78,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         # ASCII: a target's exception text may hold anything, and this output is for machines.
         json.dump(report.to_json(), sys.stdout, indent=2, ensure_ascii=True)
         sys.stdout.write("\n")
+    elif (fit := terminal_width(sys.stdout, args.wide)) is not None:
+        sys.stdout.write(render(report, fit, compact=True))
     else:
+        # Whole, as it always was: its blocks of columns as wide as COLUMNS or the terminal, else 120.
         sys.stdout.write(render(report, shutil.get_terminal_size((120, 24)).columns))
     return report.exit_code

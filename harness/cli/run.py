@@ -10,15 +10,16 @@ from pathlib import Path
 
 from toolfuzz.cli.arguments import add_dialect_option, add_target_options, positive_int, positive_seconds, \
     producer_dialects, targets_for
-from toolfuzz.cli.arguments import memory_size, severity_option
+from toolfuzz.cli.arguments import add_wide_option, memory_size, severity_option
 from toolfuzz.cli.streams import result, when_gone
 from toolfuzz.corpus.agreement import ManifestError, imported_fixture, manifested
 from toolfuzz.corpus.captures import capture_file, capture_paths
 from toolfuzz.corpus.findings import FindingWriter
 from toolfuzz.corpus.fixtures import write_atomic
 from toolfuzz.engine.database import directory_of
-from toolfuzz.engine.events import Event, Stats
-from toolfuzz.engine.runner import RunConfig, execute
+from toolfuzz.engine.events import Event, Stats, StopReason
+from toolfuzz.engine.runner import execute
+from toolfuzz.engine.settings import RunConfig
 from toolfuzz.engine.signals import stop_on_signals
 from toolfuzz.engine.units import parse_shard
 from toolfuzz.corpus.recordings import RecordingError
@@ -26,6 +27,7 @@ from toolfuzz.errors import Exit, UsageError, need_writable
 from toolfuzz.outputs.console import Console
 from toolfuzz.outputs.report import DEATH_KINDS, fixed_findings, write_report
 from toolfuzz.outputs.run_results import junit, summary, table
+from toolfuzz.outputs.tables import terminal_width
 from toolfuzz.severity import Severity
 from toolfuzz.state import DEFAULT, kept
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
@@ -70,6 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--findings", default=None, metavar="DIR",
                    help="where fixtures go (default STATE/findings, out of any tracked folder; printed at the start)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    add_wide_option(p, "the summary's tables and the run's lines")
     p.add_argument("--junit", metavar="FILE", help="also write the summary as JUnit XML")
     p.add_argument("--report", metavar="FILE.md|FILE.html",
                    help="also write a report for people: new and fixed findings, the matrix, examples and time")
@@ -142,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     kept(args.state)
     # Every consumer of the run's events, in order: the writer first, so the terminal can say where a finding went.
     writer = FindingWriter(root)
-    console = Console(sys.stderr, writer)
+    console = Console(sys.stderr, writer, terminal_width(sys.stderr, args.wide))
 
     def emit(event: Event) -> None:
         writer(event)
@@ -159,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
         return status(writer.saved, None, args.fail_on)
     saved = writer.saved
     results = summary(targets, saved, stats, seed, {} if dialects else DIALECT_PROFILES[args.dialect])
-    result(json.dumps(results, indent=2) + "\n" if args.json else table(targets, saved, stats))
+    result(json.dumps(results, indent=2) + "\n" if args.json
+           else table(targets, saved, stats, terminal_width(sys.stdout, args.wide)))
     if args.junit:
         write_atomic(args.junit, junit(targets, saved, stats, args.fail_on))
     if args.report:
@@ -188,4 +192,4 @@ def status(saved: list, stats: Stats | None, fail_on: Severity = Severity.BUG) -
     when it was stopped early (``stats`` None: without a summary), else 0."""
     if any(f.grade.severity.at_least(fail_on) for f, _, _ in saved):
         return Exit.FOUND
-    return Exit.INTERRUPTED if stats is None or stats.stopped_by == "interrupted" else Exit.OK
+    return Exit.INTERRUPTED if stats is None or stats.stopped_by is StopReason.INTERRUPTED else Exit.OK

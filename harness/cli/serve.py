@@ -1,6 +1,6 @@
 """``toolfuzz serve TARGET``: a built-in target over the subprocess protocol, for ``TARGET@ENV`` specs.
 
-The far side of :mod:`toolfuzz.judge.environments`: run by the python of an environment of its own, it
+The far side of :mod:`toolfuzz.targets.environments`: run by the python of an environment of its own, it
 speaks ``toolfuzz-subprocess/1`` (docs/subprocess.md) on stdin and stdout, and runs each request through
 the same sandbox a run uses in process, so a raise carries the crash state of the target's own frames,
 and what the target writes to stdout and stderr is captured there and sent with the answer (``output``).
@@ -21,8 +21,9 @@ import sys
 from typing import Any
 
 from toolfuzz.errors import UsageError
-from toolfuzz.judge.contestants import resolve
-from toolfuzz.judge.sandbox import Observation, observe
+from toolfuzz.targets.specs import resolve
+from toolfuzz.judge.observation import Observation
+from toolfuzz.judge.sandbox import observe
 from toolfuzz.targets.command import PROTOCOL
 from toolfuzz.vocabulary import Case, Outcome, Tool
 

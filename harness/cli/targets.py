@@ -9,8 +9,9 @@ import subprocess
 import sys
 from typing import Any
 
-from toolfuzz.judge import environments
-from toolfuzz.outputs.tables import aligned
+from toolfuzz.cli.arguments import add_wide_option
+from toolfuzz.targets import environments
+from toolfuzz.outputs.tables import Column, fitted, terminal_width
 from toolfuzz.targets import adapters
 from toolfuzz.targets.registry import builtin_targets
 
@@ -21,7 +22,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "library adapter is installed, and the library targets of each environment (toolfuzz env), "
                        "named TARGET@NAME as --target takes them.")
     p.add_argument("--json", action="store_true", help="print this environment's targets as JSON, without the others'")
+    add_wide_option(p, "the table")
     p.set_defaults(run=run)
+
+
+#: On a narrow terminal what a target is (its name, whether it is installed, what it does) stays; where it
+#: is verified and what it claims go first (--wide and --json have them).
+COLUMNS = (Column("name", shrink=True), Column("level"), Column("version", drop=3), Column("claims", wrap=",", drop=2),
+           Column("installed"), Column("verified on", wrap=" ", drop=1), Column("what", wrap=" "))
 
 
 def here() -> list[dict[str, Any]]:
@@ -64,8 +72,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for env in environments.listed():
         rows += _theirs(env)
-    table = [("name", "level", "version", "claims", "installed", "verified on", "what")]
-    table += [(r["name"], r["level"], r["version"], ",".join(r["claims"]) or "-", "yes" if r["installed"] else "no",
-               r["verified"], r["what"]) for r in rows]
-    sys.stdout.write(aligned(table))
+    table = [(r["name"], r["level"], r["version"], ",".join(r["claims"]) or "-", "yes" if r["installed"] else "no",
+              r["verified"], r["what"]) for r in rows]
+    sys.stdout.write(fitted(table, COLUMNS, terminal_width(sys.stdout, args.wide), rule=False))
     return 0

@@ -13,7 +13,7 @@ from toolfuzz.corpus.releases import DEFAULT_YEARS, releases
 from toolfuzz.corpus.verification import RELEASES, libraries, record, render_docs, sample, verify
 from toolfuzz.corpus.fixtures import write_atomic
 from toolfuzz.errors import UsageError
-from toolfuzz.judge import environments
+from toolfuzz.targets import environments
 from toolfuzz.targets.adapters import VERIFIED
 
 

@@ -7,7 +7,7 @@ A fixture records a case and the outcome it must have; a target either gives
 that outcome or diverges.  Run on every release of the library under it,
 the verdict is ``passes`` or ``fails`` for each release (``error`` where the
 release does not install or the target does not load there).  Releases are
-probed each in an environment of its own (:mod:`toolfuzz.judge.environments`,
+probed each in an environment of its own (:mod:`toolfuzz.targets.environments`,
 cached as ``bisect-<package>-<version>``), the target served there over the
 subprocess protocol, so any release can be judged from one toolfuzz.
 
@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from toolfuzz.errors import UsageError
-from toolfuzz.judge import environments
+from toolfuzz.targets import environments
 from toolfuzz.corpus.replay import RootCause, judged
 from toolfuzz.targets.adapters import KNOWN, distributions_for, level_of
 from toolfuzz.targets.command import CommandError

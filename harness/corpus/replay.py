@@ -23,7 +23,7 @@ Only ``unexpected`` cells fail a replay.  The reference is never excused by
 a recorded divergence: a fixture it disagrees with is a fixture to fix.
 
 Fixed means the recorded root cause is gone, as ClusterFuzz decides it: a
-raise is known by its crash state (``toolfuzz.judge.sandbox.crash_state``),
+raise is known by its crash state (``toolfuzz.judge.crash_state.crash_state``),
 so a release that raises something else, in another function, has not kept
 the bug; it is ``changed``, with both crash states shown
 (:class:`RootCause`, which ``toolfuzz bisect`` follows too).
@@ -50,7 +50,8 @@ from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.errors import Exit, UsageError
 from toolfuzz.corpus.fixtures import Fixture, FixtureError, history_text, iter_fixture_paths, load, printable
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
-from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.judge.feeding import chunks_of
+from toolfuzz.judge.sandbox import observe
 from toolfuzz.strategies.cases import PLAIN_FEATURES
 from toolfuzz.targets.base import Target
 from toolfuzz.targets.reference import ASSEMBLERS

@@ -9,7 +9,7 @@ not assumed: for each library (the first distribution an adapter in
 :data:`toolfuzz.targets.adapters.KNOWN` needs), a sample of its releases
 (oldest, middle and newest of the window :mod:`toolfuzz.corpus.releases`
 chooses, by default) is installed, each in an environment of its own
-(``verify-<library>-<version>``, :mod:`toolfuzz.judge.environments`) with the
+(``verify-<library>-<version>``, :mod:`toolfuzz.targets.environments`) with the
 adapter's other libraries and what its test modules import (at the releases
 CI pins them to beside it, constraints/, or where those do not fit the release
 tried, at the ones pip picks), and pytest.  The
@@ -42,7 +42,7 @@ from typing import Callable
 
 from toolfuzz.corpus.fixtures import write_atomic
 from toolfuzz.errors import UsageError
-from toolfuzz.judge import environments
+from toolfuzz.targets import environments
 from toolfuzz.targets.adapters import KNOWN, VERIFIED, Adapter, verified_text
 from toolfuzz.vocabulary import version_key
 

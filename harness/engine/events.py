@@ -26,18 +26,19 @@ sends its own, and the supervisor adds them up with :meth:`Stats.add`.
 
 from __future__ import annotations
 
+import enum
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.judge.grading import Grade, grade_of
-from toolfuzz.judge.sandbox import Observation
+from toolfuzz.judge.observation import Observation
 from toolfuzz.targets.base import Target
 from toolfuzz.vocabulary import Case
 
-__all__ = ["Finding", "signature_of", "Stats", "Event", "Started", "Progress", "Found", "Note", "Finished",
-           "Emit"]
+__all__ = ["StopReason", "Finding", "signature_of", "Stats", "Event", "Started", "Progress", "Found", "Note",
+           "Finished", "Emit"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,32 @@ def _add(table: dict, more: dict) -> None:
         table[k] = table.get(k, 0) + v
 
 
+class StopReason(str, enum.Enum):
+    """Why a search stopped.  A ``str`` so that the summary's JSON (``stopped_by``) reads as it always has."""
+
+    NOT_YET = ""
+    EXAMPLES = "examples"
+    BUDGET = "budget"
+    INTERRUPTED = "interrupted"
+    #: A finding the search was told is enough (``search_for_kind``): the self-test's searches.
+    FOUND = "found"
+
+    @classmethod
+    def of_workers(cls, reasons: Iterable[StopReason]) -> StopReason:
+        """A run's reason from its workers': the budget if any ran it out, else the gravest of the others.
+
+        Workers stop apart (one spends its share of the examples while another's time runs out), and a run
+        stopped by the clock is what a person must hear, since its figures are then not the seed's alone."""
+        given = set(reasons) - {cls.NOT_YET}
+        return next((r for r in _GRAVEST_FIRST if r in given), cls.BUDGET)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_GRAVEST_FIRST = (StopReason.BUDGET, StopReason.INTERRUPTED, StopReason.EXAMPLES, StopReason.FOUND)
+
+
 @dataclass
 class Stats:
     """A run's figures so far; the same type from a search, a worker and the supervisor."""
@@ -106,7 +133,7 @@ class Stats:
     flaky: list[str] = field(default_factory=list)
     #: Examples generated that had each feature (profiles and transport variants).
     by_feature: dict[str, int] = field(default_factory=dict)
-    stopped_by: str = ""
+    stopped_by: StopReason = StopReason.NOT_YET
     #: Examples and seconds when the first divergence of the search was met (before reducing).
     first_found_after: tuple[int, float] | None = None
     #: Worker processes that searched; 0 for a search in the run's own process (--in-process).
@@ -123,6 +150,9 @@ class Stats:
     #: Seconds spent reducing, and the probes made (re-render and run one target).
     reducing_seconds: float = 0.0
     probes: int = 0
+    #: Probes each reduction pass made, and edits it kept (engine.reduction.PASSES): which passes earn theirs.
+    pass_probes: dict[str, int] = field(default_factory=dict)
+    pass_kept: dict[str, int] = field(default_factory=dict)
     #: Payloads fed to targets: by generation, and by reducing (the share is counted in these).
     work: int = 0
     reducing_work: int = 0
@@ -145,7 +175,8 @@ class Stats:
         """Count ``other``'s examples, figures and tables into this one (a worker's, or another unit's)."""
         self.examples += other.examples
         for mine, theirs in ((self.by_target, other.by_target), (self.seconds_in, other.seconds_in),
-                             (self.by_feature, other.by_feature), (self.out_of_scope, other.out_of_scope)):
+                             (self.by_feature, other.by_feature), (self.out_of_scope, other.out_of_scope),
+                             (self.pass_probes, other.pass_probes), (self.pass_kept, other.pass_kept)):
             _add(mine, theirs)
         self.flaky.extend(other.flaky)
         _add(self.hits, other.hits)
@@ -181,12 +212,14 @@ class Stats:
                 self.divergences[name] -= 1
         self.divergences[target] = self.divergences.get(target, 0) + 1
 
-    def carry(self, old: str, new: str) -> None:
-        """``new`` replaced ``old``: its hits, the targets it was met in and its first sighting go with it."""
+    def carry(self, old: str, new: str, old_target: str, new_target: str) -> None:
+        """``new`` replaced ``old``: its hits, the targets it was met in and its first sighting go with it.
+
+        The targets are given, not read off the signatures: a target's name may hold a ``/`` (a file outside
+        the current folder is named by its whole path)."""
         self.hits[new] = self.hits.get(new, 0) + self.hits.pop(old, 0) + 1
-        target = old.partition("/")[0]
-        if not new.startswith(target + "/"):  # a root cause of a target built on new's
-            self.affected.setdefault(new, set()).add(target)
+        if old_target != new_target:  # a root cause of a target built on new's
+            self.affected.setdefault(new, set()).add(old_target)
         for table in (self.affected, self.also_as):
             if old in table:
                 table.setdefault(new, set()).update(table.pop(old))

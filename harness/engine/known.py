@@ -44,28 +44,17 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from toolfuzz.engine.events import Finding, Stats, signature_of
-from toolfuzz.judge.compare_partial import PARTIAL_KINDS
-from toolfuzz.judge.compare_producer import OWN_RULES
+from toolfuzz.kinds import Trait, with_trait
 
 __all__ = ["Known", "Root", "SHARED_FRAMES", "PER_TARGET", "depths"]
 
 #: Innermost frames two targets of one code base must share for a raise to be the same root cause.
 SHARED_FRAMES = 2
-#: Kinds that are one root cause a target, whatever the case: running out of time or memory says how
-#: large a case was, not what in it the target got wrong, and the features left after reducing one
-#: would depend on the machine's speed.
-PER_TARGET = frozenset({"timed_out", "hang", "memory"})
-#: Kinds told apart by what the target did, not by the calls it gave: never a variant of another kind, nor
-#: another kind a variant of theirs (raises are variants of raises, see Known.variant_of).  The partial
-#: level's kinds are each a rule of the contract of their own, which a parser keeps or breaks apart from
-#: the others: one it breaks everywhere must not swallow the rarer ones as its variants; so are the producer
-#: level's rules for content and for the whole-text parse, beside its rule for the streamed calls.
-_APART = PER_TARGET | {"raised", "crash", "blocked_action", "bad_return"} | set(PARTIAL_KINDS) | OWN_RULES
-#: Kinds never taken for a root cause of a target below seen from above as another kind: those that say nothing
-#: of how the target read the stream, and the partial level's rules, each a contract of its own.
-_NEVER_ACROSS = PER_TARGET | {"crash", "blocked_action", "bad_return"} | set(PARTIAL_KINDS)
-#: Kinds whose crash state clusters them alone, whatever the case's features.
-_BY_STATE = frozenset({"raised", "raised_on_prefix"})
+#: How root causes of each kind are told apart, as toolfuzz.kinds.Trait says why.
+PER_TARGET = with_trait(Trait.PER_TARGET)
+_APART = with_trait(Trait.APART)
+_NEVER_ACROSS = with_trait(Trait.NEVER_ACROSS)
+_BY_STATE = with_trait(Trait.BY_STATE)
 
 
 @dataclass(frozen=True)
@@ -159,7 +148,7 @@ class Known:
             return None
         replaced = self.add(finding)
         for old in replaced:
-            stats.carry(old.signature, finding.signature)
+            stats.carry(old.signature, finding.signature, old.target, finding.target.name)
             if old.target == finding.target.name and old.key[1:] != finding.key[1:]:
                 stats.also_as.setdefault(finding.signature, set()).add(_shown(old.kind, old.state))
         return replaced

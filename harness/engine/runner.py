@@ -14,58 +14,18 @@ whoever consumes them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 from toolfuzz.engine.database import namespace_for, open_database
 from toolfuzz.engine.events import Emit, Finished, Note, Started, Stats
-from toolfuzz.engine.search import search
+from toolfuzz.engine.settings import RunConfig
+from toolfuzz.engine.search import Search, SearchHooks, SearchSettings
 from toolfuzz.engine.signals import Stopping
 from toolfuzz.engine.supervisor import Supervisor
 from toolfuzz.engine.units import cases_for, units_for
-from toolfuzz.vocabulary import Case
 from toolfuzz.errors import UsageError
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
-from toolfuzz.targets.base import Target
 
-__all__ = ["RunConfig", "execute"]
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """Everything a run needs, whichever transport carries it."""
-
-    targets: tuple[Target, ...]
-    #: The ``--target`` specs the targets came from: each worker resolves them again.
-    specs: tuple[str, ...]
-    level: str
-    dialect: str
-    #: ``--profile``s, or None for every profile of the dialect.
-    profiles: tuple[str, ...] | None
-    #: The tool file, or None for the bundled corpus; each worker loads it again.
-    tools: str | None
-    max_examples: int
-    budget: float
-    seed: int
-    timeout: float
-    workers: int = 1
-    shard: tuple[int, int] | None = None
-    #: The address space of each worker process, or None for none (not applied in_process).
-    memory_cap: int | None = None
-    #: Search in this process instead of a worker (one search: no workers, no shard).
-    in_process: bool = False
-    state: Path = Path(".toolfuzz")
-    #: Where failing examples are kept between runs (a path, ``redis://...``, or None).
-    database: str | None = None
-    #: Whether each rewrite of the tool file's schemas is said, rather than their count by kind.
-    verbose: bool = False
-    #: The producer level's formats (text dialects) its cases are drawn in; () for a run in one wire dialect.
-    dialects: tuple[str, ...] = ()
-    #: ``--server``s: only the shapes those servers are known to send are drawn (None: every shape).
-    servers: tuple[str, ...] | None = None
-    #: ``--grow-from``: real captures, (origin, case), that some cases are grown from (toolfuzz.strategies.captured).
-    captured: tuple[tuple[str, Case], ...] = ()
+__all__ = ["execute"]
 
 
 def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> Stats:
@@ -82,9 +42,10 @@ def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> 
     emit(Started(tuple(names), config.seed, config.max_examples, config.budget,
                  0 if config.in_process else config.workers))
     if config.in_process:
-        _, stats = search(list(config.targets), planner, max_examples=config.max_examples, budget=config.budget,
-                          seed=config.seed, timeout=config.timeout, emit=emit, plain=PLAIN_FEATURES,
-                          database=store, stop=stopping.is_set)
+        settings = SearchSettings(max_examples=config.max_examples, budget=config.budget, seed=config.seed,
+                                  timeout=config.timeout, plain=PLAIN_FEATURES)
+        _, stats = Search(list(config.targets), planner, settings, database=store,
+                          hooks=SearchHooks(emit=emit, stop=stopping.is_set)).run()
         stats.workers = 0
     else:
         # A producer run has no profiles: its units split by target alone, under one unnamed profile.

@@ -50,21 +50,22 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolfuzz.engine.events import Emit, Finding, Found, Note, Progress, Stats
+from toolfuzz.engine.events import Emit, Finding, Found, Note, Progress, Stats, StopReason
 from toolfuzz.engine.known import Known
 from toolfuzz.engine.search import TIMEOUT_MARGIN, finishing
 from toolfuzz.engine.tether import SUPERVISOR
 from toolfuzz.engine.units import Unit
-from toolfuzz.engine.worker import WorkerConfig, arrived, main as worker_main, output_files, preload_for
+from toolfuzz.engine.worker import (Carried, Done, Failed, Message, Ready, WorkerConfig, arrived, main as worker_main,
+                                    output_files, preload_for)
 from toolfuzz.errors import UsageError
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.judge.capture import read_kept
 from toolfuzz.judge.exits import death_of
-from toolfuzz.judge.sandbox import Observation
+from toolfuzz.judge.observation import Observation
 from toolfuzz.vocabulary import Case
 
 if TYPE_CHECKING:
-    from toolfuzz.engine.runner import RunConfig
+    from toolfuzz.engine.settings import RunConfig
 
 __all__ = ["Supervisor", "MAX_DEATHS", "derive_seed"]
 
@@ -106,17 +107,18 @@ class Supervisor:
     def __init__(self, config: RunConfig, units: list[Unit], plain: frozenset[str],
                  emit: Emit = lambda event: None) -> None:
         self.config = config
+        #: The settings each worker gets: the run's, but the loaded targets (each worker resolves its own).
+        self.portable = config.portable()
         self.targets = {t.name: t for t in config.targets}
         self.names = tuple(self.targets)
         self.units = tuple(units)
-        self.budget, self.seed, self.timeout, self.workers = config.budget, config.seed, config.timeout, config.workers
         self.plain = plain
         self.emit = emit
         #: A worker asked to stop, or past the run's end, gets this long to end by itself.
-        self.grace = max(1.0, self.timeout / 2)
+        self.grace = max(1.0, config.timeout / 2)
         #: A target call this long is a hang: a new time-out runs again with TIMEOUT_MARGIN times the limit.
-        self.hang_after = TIMEOUT_MARGIN * self.timeout + self.grace
-        self.stats = Stats(workers=self.workers)
+        self.hang_after = TIMEOUT_MARGIN * config.timeout + self.grace
+        self.stats = Stats(workers=config.workers)
         self.known = Known()
         self.deaths: dict[str, int] = {}
         #: Each ended life's worker number and last figures.
@@ -135,9 +137,9 @@ class Supervisor:
 
     def run(self) -> Stats:
         # Moved on when the first workers are ready: the budget is for searching, not for starting.
-        self.deadline = self.stats.started + self.budget
-        share = -(-self.config.max_examples // self.workers)
-        self.shares = [share] * self.workers
+        self.deadline = self.stats.started + self.config.budget
+        share = -(-self.config.max_examples // self.config.workers)
+        self.shares = [share] * self.config.workers
         _start_fork_server()
         self.inflight = _in_flight_folder(self.config.state)
         try:
@@ -146,7 +148,7 @@ class Supervisor:
             shutil.rmtree(self.inflight, ignore_errors=True)
 
     def _supervise(self) -> Stats:
-        lives = [self._start(n, 0, self.units) for n in range(self.workers)]
+        lives = [self._start(n, 0, self.units) for n in range(self.config.workers)]
         signalled = False
         last_progress = 0.0
         try:
@@ -190,7 +192,7 @@ class Supervisor:
             raise
         stats = self._totals([])
         if self.stopping:
-            stats.stopped_by = "interrupted"
+            stats.stopped_by = StopReason.INTERRUPTED
         return stats
 
     def _phase(self, now: float) -> str:
@@ -201,12 +203,12 @@ class Supervisor:
         return "finishing" if now >= self.deadline else ""
 
     def _overdue(self, life: _Life, now: float) -> bool:
-        if self.stopping and now - self.stopping > self.timeout + self.grace * 2:
+        if self.stopping and now - self.stopping > self.config.timeout + self.grace * 2:
             return True  # asked to stop, and did not: stuck where the time limit cannot reach
         if life.deadline is None:
             return now - life.started > STARTUP_LIMIT
         # Its search ends by itself by then; a call in flight gets the grace, and no more.
-        return now > life.deadline + finishing(self.budget) + self.grace
+        return now > life.deadline + finishing(self.config.budget) + self.grace
 
     def _start(self, number: int, life: int, units: tuple[Unit, ...]) -> _Life:
         current = self._context.Value("i", -1, lock=False)
@@ -215,50 +217,45 @@ class Supervisor:
         inflight = self.inflight / f"{number}.pickle"
         inflight.unlink(missing_ok=True)
         done_before = sum(s.examples for n, s in self.finished if n == number)
-        seed = derive_seed(self.seed, number, life)
-        run = self.config
-        config = WorkerConfig(number=number, seed=seed, specs=run.specs, level=run.level, names=self.names,
-                              units=units, tools=run.tools, dialect=run.dialect,
-                              max_examples=max(1, self.shares[number] - done_before),
-                              budget=max(0.5, self.deadline - time.monotonic()), timeout=self.timeout,
-                              memory_cap=run.memory_cap, inflight=str(inflight), database=run.database,
-                              known=tuple(self.known), dialects=run.dialects, finishing=finishing(self.budget),
-                              until=self.deadline if life else None,
-                              environ=tuple(os.environ.items()), servers=run.servers, captured=run.captured)
+        config = WorkerConfig(number=number, seed=derive_seed(self.config.seed, number, life), run=self.portable,
+                              names=self.names, units=units, max_examples=max(1, self.shares[number] - done_before),
+                              budget=max(0.5, self.deadline - time.monotonic()), inflight=str(inflight),
+                              known=tuple(self.known), finishing=finishing(self.config.budget),
+                              until=self.deadline if life else None, environ=tuple(os.environ.items()))
         process = self._context.Process(target=worker_main, args=(config, writer, current, since),
                                         name=f"toolfuzz-worker-{number}", daemon=True)
         process.start()
         writer.close()
-        return _Life(number, life, seed, units, process, reader, current, since, inflight)
+        return _Life(number, life, config.seed, units, process, reader, current, since, inflight)
 
     def _read(self, life: _Life) -> None:
         while True:
             try:
                 if not life.conn.poll():
                     return
-                what, body = life.conn.recv()
+                message = life.conn.recv()
             except (EOFError, OSError):
                 return
-            if what == "found":
-                self._finding(life, body)
-            elif what == "stats":
-                life.stats = body
-            elif what == "ready":
-                life.deadline = body
-                if life.life == 0:
-                    self.deadline = max(self.deadline, body)
-                    # The budget counts from when the last first worker was ready: the time before is start-up.
-                    self.stats.startup = self.deadline - self.budget - self.stats.started
-            elif what == "done":
-                life.stats = body
-                life.done = True
-            elif what == "error":
-                life.error = body
+            self._take(life, message)
 
-    def _finding(self, life: _Life, body: tuple[str, Finding]) -> None:
-        # Workers fold what they meet into what they know; two workers may still each find a root
-        # cause the other knows, or a more general one: the same rule, once more, here.
-        self._found(arrived(body, self.targets))
+    def _take(self, life: _Life, message: Message) -> None:
+        if isinstance(message, Carried):
+            # Workers fold what they meet into what they know; two workers may still each find a root
+            # cause the other knows, or a more general one: the same rule, once more, here.
+            self._found(arrived(message, self.targets))
+        elif isinstance(message, Progress):
+            life.stats = message.stats
+        elif isinstance(message, Ready):
+            life.deadline = message.deadline
+            if life.life == 0:
+                self.deadline = max(self.deadline, message.deadline)
+                # The budget counts from when the last first worker was ready: the time before is start-up.
+                self.stats.startup = self.deadline - self.config.budget - self.stats.started
+        elif isinstance(message, Done):
+            life.stats = message.stats
+            life.done = True
+        elif isinstance(message, Failed):
+            life.error = message.message
 
     def _found(self, finding: Finding) -> None:
         replaced = self.known.fold(finding, self.stats)
@@ -349,9 +346,7 @@ class Supervisor:
             stats.add(done)
         for life in lives:
             stats.add(life.stats)
-        reasons = {done.stopped_by for _, done in self.finished if done.stopped_by}
-        stats.stopped_by = "budget" if "budget" in reasons else (reasons.pop() if len(reasons) == 1 else
-                                                                  ", ".join(sorted(reasons)) or "budget")
+        stats.stopped_by = StopReason.of_workers(done.stopped_by for _, done in self.finished)
         return stats
 
 

@@ -27,12 +27,13 @@ from hypothesis.errors import InvalidArgument
 from toolfuzz.engine.database import namespace_for, open_database
 from toolfuzz.engine.events import Event, Finding, Found, Progress, Stats
 from toolfuzz.engine.known import Known, Root
-from toolfuzz.engine.search import search
+from toolfuzz.engine.search import Search, SearchHooks, SearchSettings
+from toolfuzz.engine.settings import RunConfig
 from toolfuzz.engine.tether import die_with_parent
 from toolfuzz.engine.units import Unit, cases_for
 from toolfuzz.errors import UsageError
 from toolfuzz.judge import capture
-from toolfuzz.judge.contestants import default_targets, resolve_all
+from toolfuzz.targets.specs import default_targets, resolve_all
 from toolfuzz.judge.exits import cap_memory, exiting_on_fatal
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.targets.adapters import KNOWN
@@ -40,7 +41,8 @@ from toolfuzz.targets.base import Target
 from toolfuzz.targets.command import stop_all as stop_programs
 from toolfuzz.vocabulary import Case
 
-__all__ = ["WorkerConfig", "PRELOAD", "preload_for", "main", "portable", "arrived", "output_files"]
+__all__ = ["WorkerConfig", "PRELOAD", "preload_for", "main", "Ready", "Done", "Failed", "Carried", "Message", "portable",
+           "arrived", "output_files"]
 
 
 #: Modules the fork server imports once, so that each worker (and each restart) starts in a moment.
@@ -58,30 +60,22 @@ def preload_for(names: Iterable[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class WorkerConfig:
+    """What one worker life is given: the run's settings (without its loaded targets), and its own share."""
+
     number: int
+    #: This life's own seed (Supervisor.derive_seed): workers and their restarts draw different cases.
     seed: int
-    specs: tuple[str, ...]
-    level: str
+    run: RunConfig
     #: Every target of the run, in order: the shared slot holds an index into this.
     names: tuple[str, ...]
     units: tuple[Unit, ...]
-    tools: str | None
-    dialect: str | None
+    #: Its share of the run's examples, less what its earlier lives drew.
     max_examples: int
     #: Seconds to search, counted from when the worker is ready (loading targets may take a while).
     budget: float
-    timeout: float
-    memory_cap: int | None
     inflight: str
-    database: str | None
     #: Root causes found before this worker started (by others, or by its own earlier life).
     known: tuple[Root, ...] = ()
-    #: The producer level's formats, when the run draws in those (RunConfig.dialects).
-    dialects: tuple[str, ...] = ()
-    #: The servers whose shapes alone are drawn (RunConfig.servers).
-    servers: tuple[str, ...] | None = None
-    #: The real captures some cases are grown from (RunConfig.captured).
-    captured: tuple[tuple[str, Any], ...] = ()
     #: Seconds the search may go on past ``budget`` to reduce what waits (engine.search.finishing).
     finishing: float = 0.0
     #: When a restarted worker stops searching, whenever it is ready (a ``time.monotonic()``, which is the
@@ -120,18 +114,19 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
         os.environ.update(config.environ)
     try:
         targets = _targets(config, current, since)
-        drawn = {unit: cases_for(config.tools, unit.profiles, config.dialect, dialects=config.dialects,
-                                 servers=config.servers, captured=config.captured)
+        run = config.run
+        drawn = {unit: cases_for(run.tools, unit.profiles, run.dialect, dialects=run.dialects, servers=run.servers,
+                                 captured=run.captured)
                  for unit in config.units}
-        if config.memory_cap:
+        if run.memory_cap:
             # After the imports: the cap is for what targets allocate, not for loading the harness.
-            cap_memory(config.memory_cap, config.memory_cap)
+            cap_memory(run.memory_cap, run.memory_cap)
         totals = Stats()
         channel = _Channel(Path(config.inflight), conn, totals)
         deadline = config.until if config.until is not None else time.monotonic() + config.budget
         finish_by = deadline + config.finishing
         known = Known(config.known)
-        conn.send(("ready", deadline))
+        conn.send(Ready(deadline))
         for i, unit in enumerate(config.units):
             if stop() or time.monotonic() >= deadline:
                 break
@@ -139,20 +134,21 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
             if remaining <= 0:
                 break
             budget = max(0.01, (deadline - time.monotonic()) / (len(config.units) - i))
-            database = open_database(config.database, namespace_for(unit.targets, unit.profiles))
-            _, stats = search([targets[n] for n in unit.targets], drawn[unit], max_examples=remaining,
-                              budget=budget, seed=config.seed, timeout=config.timeout, known=known,
-                              emit=channel.emit, plain=PLAIN_FEATURES, database=database,
-                              on_case=channel.before_case, stop=stop, finish_by=finish_by)
+            database = open_database(run.database, namespace_for(unit.targets, unit.profiles))
+            settings = SearchSettings(max_examples=remaining, budget=budget, seed=config.seed, timeout=run.timeout,
+                                      plain=PLAIN_FEATURES, finish_by=finish_by)
+            hooks = SearchHooks(emit=channel.emit, on_case=channel.before_case, stop=stop)
+            _, stats = Search([targets[n] for n in unit.targets], drawn[unit], settings, known=known,
+                              database=database, hooks=hooks).run()
             totals.add(stats)
             totals.stopped_by = stats.stopped_by
             channel.running = None
-        conn.send(("done", totals))
+        conn.send(Done(totals))
         for path in (Path(config.inflight), *output_files(Path(config.inflight))):
             path.unlink(missing_ok=True)
     except (UsageError, InvalidArgument) as e:
         # InvalidArgument: the strategies refuse this unit's profiles, tools or dialect when first drawn.
-        conn.send(("error", str(e)))
+        conn.send(Failed(str(e)))
     finally:
         conn.close()
         # A worker ends with os._exit, which runs no atexit handler: the programs it started end here.
@@ -160,7 +156,7 @@ def main(config: WorkerConfig, conn: Any, current: Any, since: Any) -> None:
 
 
 def _targets(config: WorkerConfig, current: Any, since: Any) -> dict[str, Target]:
-    resolved = resolve_all(list(config.specs), config.level) if config.specs else default_targets()
+    resolved = resolve_all(list(config.run.specs), config.run.level) if config.run.specs else default_targets()
     index = {name: i for i, name in enumerate(config.names)}
     # Every function a target runs is watched, a dialect's own included: a death outside the watch
     # would be charged to no target, and a hang there would never be seen.
@@ -204,13 +200,13 @@ class _Channel:
 
     def emit(self, event: Event) -> None:
         if isinstance(event, Found):
-            self.conn.send(("found", portable(event.finding)))
+            self.conn.send(portable(event.finding))
         elif isinstance(event, Progress):
             self.running = event.stats
             now = time.monotonic()
             if now - self.sent >= 1.0:
                 self.sent = now
-                self.conn.send(("stats", self.so_far()))
+                self.conn.send(Progress(self.so_far()))
 
     def so_far(self) -> Stats:
         so_far = Stats(started=self.totals.started)
@@ -225,15 +221,46 @@ def output_files(inflight: Path) -> tuple[Path, Path]:
     return inflight.with_name(f"{inflight.stem}.stdout"), inflight.with_name(f"{inflight.stem}.stderr")
 
 
-def portable(finding: Finding) -> tuple[str, Finding]:
-    """A finding as it crosses the pipe: whole (case and observation), its target by name.
+@dataclass(frozen=True)
+class Ready:
+    """The worker has loaded its targets and searches until ``deadline`` (a ``time.monotonic()``)."""
 
-    A target is a loaded library and its functions, which need not pickle; the
-    supervisor has the same targets and puts its own back (:func:`arrived`).
-    """
-    return finding.target.name, replace(finding, target=None)
+    deadline: float
 
 
-def arrived(message: tuple[str, Finding], targets: dict[str, Target]) -> Finding:
-    name, finding = message
-    return replace(finding, target=targets[name])
+@dataclass(frozen=True)
+class Done:
+    """The worker searched every unit it was given: its figures in all."""
+
+    stats: Stats
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The worker could not search: a usage error its units' tools, profiles or dialect met when first drawn."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Carried:
+    """A new finding as it crosses the pipe: whole (case and observation), its target by name.
+
+    A target is a loaded library and its functions, which need not pickle; the supervisor has the same targets
+    and puts its own back (:func:`arrived`)."""
+
+    target: str
+    finding: Finding
+
+
+#: What a worker sends its supervisor: these, and :class:`~toolfuzz.engine.events.Progress` now and then.
+Message = Ready | Done | Failed | Carried | Progress
+
+
+def portable(finding: Finding) -> Carried:
+    """A finding as it crosses the pipe (:class:`Carried`)."""
+    return Carried(finding.target.name, replace(finding, target=None))
+
+
+def arrived(message: Carried, targets: dict[str, Target]) -> Finding:
+    return replace(message.finding, target=targets[message.target])

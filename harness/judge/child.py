@@ -7,7 +7,7 @@ to the time limit) or eat the machine (an allocation without bound).  So
 that target runs in a forked child, under a memory cap, watched by a clock,
 and how the child ends is what the cell reports:
 
-* it answers: the :class:`~toolfuzz.judge.sandbox.Observation`, judged as usual
+* it answers: the :class:`~toolfuzz.judge.observation.Observation`, judged as usual
   (the library may have fixed its bug);
 * it is killed by a signal: ``crash``;
 * it raises ``SystemExit`` (its process would have ended): ``crash``;
@@ -31,7 +31,8 @@ from typing import Any
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.judge.exits import cap_memory, death_of, exiting_on_fatal
 from toolfuzz.vocabulary import Case
-from toolfuzz.judge.sandbox import Observation, observe
+from toolfuzz.judge.observation import Observation
+from toolfuzz.judge.sandbox import observe
 from toolfuzz.targets.base import Target
 
 __all__ = ["ISOLATED_KINDS", "MEMORY_HEADROOM", "observe_isolated"]

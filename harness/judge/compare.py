@@ -23,48 +23,22 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
-from toolfuzz.judge.compare_events import SSE_KINDS, compare_events
-from toolfuzz.judge.compare_partial import PARTIAL_KINDS, Reading, compare_partial
-from toolfuzz.judge.compare_producer import PRODUCER_KINDS, compare_producer
+from toolfuzz.judge.compare_events import compare_events
+from toolfuzz.judge.compare_partial import Reading, compare_partial
+from toolfuzz.judge.compare_producer import compare_producer
+from toolfuzz.kinds import meanings
 from toolfuzz.strategies.markup import FORMATS
 from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.vocabulary import INCOMPLETE, Call, Outcome, SSEEvent, text_format
-from toolfuzz.judge.sandbox import Observation, ObservedCall
-from toolfuzz.targets.base import Target
+from toolfuzz.judge.observation import Observation, ObservedCall
+from toolfuzz.targets.base import LEVEL, Answers, Target
 
 __all__ = ["KINDS", "Divergence", "compare"]
 
-#: Every divergence kind, in the order they are checked, with what each means.
-KINDS = {
-    "blocked_action": "tried to open a socket, start a process or write outside the temporary folder",
-    "timed_out": "ran past the per-case time limit",
-    # Worker deaths (harness/engine/supervisor.py): the case is the one in flight, not shrunk.
-    "crash": "killed the process that ran it (a signal such as SIGSEGV, or an exit)",
-    "hang": "did not return, even to the time limit's signal, and its process was killed",
-    "memory": "ran out of memory (MemoryError, or the --memory-cap of its worker)",
-    "raised": "raised an exception",
-    "bad_return": "returned something that is not a list of calls",
-    "choices_mixed": "fragments of one choice ended up in another",
-    "arguments_misattributed": "the arguments are all there, but attached to the wrong calls",
-    "call_lost": "a call the stream finished is missing",
-    "phantom_call": "a call the stream never made",
-    "arguments_differ": "a call's arguments are not the concatenation of its fragments",
-    "reserialised": "the arguments are the same JSON value written differently",
-    "id_differs": "a call's id is not the one the stream gave",
-    "name_differs": "a call's name is not the one the stream gave",
-    "incomplete_handed_on": "a call the stream never finished is handed on as complete",
-    "complete_withheld": "a call the stream finished is withheld as incomplete",
-    "status_differs": "a validating target gives a call another status",
-    "error_differs": "the stream error a target ended with is not the one the stream gave",
-    # The sse level (harness/judge/compare_events.py): decoders judged on the events they dispatch.
-    **SSE_KINDS,
-    # The partial level (harness/judge/compare_partial.py): partial parsers judged on every prefix.
-    **PARTIAL_KINDS,
-    # The producer level (harness/judge/compare_producer.py): serving engines' parsers of a model's text.
-    **PRODUCER_KINDS,
-}
+#: Every divergence kind, in the order they are checked, with what each means (toolfuzz.kinds holds them).
+KINDS = meanings()
 _ORDER = {k: i for i, k in enumerate(KINDS)}
 
 
@@ -72,7 +46,7 @@ _ORDER = {k: i for i, k in enumerate(KINDS)}
 class Divergence:
     kind: str
     detail: str
-    #: For ``raised``: the crash state (:func:`toolfuzz.judge.sandbox.crash_state`), which clusters raises by
+    #: For ``raised``: the crash state (:func:`toolfuzz.judge.crash_state.crash_state`), which clusters raises by
     #: where they happened rather than by their messages.  Empty for the other kinds.
     state: str = ""
 
@@ -83,6 +57,15 @@ def compare(expected: Outcome, observation: Observation, target: Target,
 
     An sse-level target is judged on ``events`` (:func:`toolfuzz.judge.compare_events.expected_events`) instead.
     """
+    failed = _failure(expected, observation, target)
+    if failed is not None:
+        return failed
+    return _JUDGED[LEVEL[target.level].answers](expected, observation, target, events)
+
+
+def _failure(expected: Outcome, observation: Observation, target: Target) -> list[Divergence] | None:
+    """What a target that gave no answer to judge did (blocked, out of time or memory, raised, returned
+    something else), or None when it answered."""
     if observation.blocked:
         return [Divergence("blocked_action", observation.blocked)]
     if observation.timed_out:
@@ -96,29 +79,42 @@ def compare(expected: Outcome, observation: Observation, target: Target,
         # (the SDKs raise such errors on purpose), whatever the stream finished before it.
         # A decoder is judged on its events, so a raise at level sse always counts; at level partial a raise
         # is each prefix's own answer, and one for the whole case (a program that would not restart) counts.
-        if target.level in ("sse", "partial", "producer") or (expected.executable() and expected.error is None):
+        if LEVEL[target.level].answers is not Answers.CALLS or (expected.executable() and expected.error is None):
             return [Divergence("raised", observation.raised,
                                observation.crash_state or _type_of(observation.raised))]
         return []
     if observation.bad_return:
         return [Divergence("bad_return", observation.bad_return)]
-    if target.level == "partial":
-        if observation.prefixes is None:
-            raise ValueError(f"target {target.name!r} is at level partial: its observation has no prefixes")
-        reading = Reading(exact_numbers="exact-numbers" in target.reports,
-                          utf16_strings="utf16-strings" in target.reports, relaxations=target.relaxations)
-        return [Divergence(k, d, s) for k, d, s in compare_partial(texts_of(expected), observation.prefixes, reading)]
-    if target.level == "producer":
-        if observation.whole is None:
-            raise ValueError(f"target {target.name!r} is at level producer: its observation has no whole-text parse")
-        fmt = FORMATS.get(text_format(target.dialects[0]) or "")
-        return [Divergence(k, d) for k, d in compare_producer(
-            expected, observation.calls, observation.content or "", observation.whole, observation.whole_content or "",
-            fmt.specials if fmt is not None else ())]
-    if target.level == "sse":
-        if events is None or observation.events is None:
-            raise ValueError(f"target {target.name!r} is at level sse: compare needs the expected events")
-        return [Divergence(k, d) for k, d in compare_events(events, observation.events, "ids" in target.reports)]
+    return None
+
+
+def _partial(expected: Outcome, observation: Observation, target: Target, events: object) -> list[Divergence]:
+    if observation.prefixes is None:
+        raise ValueError(f"target {target.name!r} is at level partial: its observation has no prefixes")
+    reading = Reading(exact_numbers="exact-numbers" in target.reports,
+                      utf16_strings="utf16-strings" in target.reports, relaxations=target.relaxations)
+    return [Divergence(k, d, s) for k, d, s in compare_partial(texts_of(expected), observation.prefixes, reading)]
+
+
+def _producer(expected: Outcome, observation: Observation, target: Target, events: object) -> list[Divergence]:
+    if observation.whole is None:
+        raise ValueError(f"target {target.name!r} is at level producer: its observation has no whole-text parse")
+    fmt = FORMATS.get(text_format(target.dialects[0]) or "")
+    return [Divergence(k, d) for k, d in compare_producer(
+        expected, observation.calls, observation.content or "", observation.whole, observation.whole_content or "",
+        fmt.specials if fmt is not None else ())]
+
+
+def _sse(expected: Outcome, observation: Observation, target: Target,
+         events: tuple[SSEEvent, ...] | None) -> list[Divergence]:
+    if events is None or observation.events is None:
+        raise ValueError(f"target {target.name!r} is at level sse: compare needs the expected events")
+    return [Divergence(k, d) for k, d in compare_events(events, observation.events, "ids" in target.reports)]
+
+
+def _calls(expected: Outcome, observation: Observation, target: Target, events: object = None) -> list[Divergence]:
+    """An assembler judged on its calls: first where they went (lost, made up, moved), then, when every call is
+    where it belongs, each paired call's arguments, id, name, completion and status."""
     found: dict[str, str] = {}
 
     def note(kind: str, detail: str) -> None:
@@ -126,6 +122,24 @@ def compare(expected: Outcome, observation: Observation, target: Target,
 
     observed = _numbered(expected.calls, observation.calls)
     pairs, lost, phantoms = _pair(expected.calls, observed)
+    mismatched = [(e, o) for e, o in pairs if o.arguments != e.arguments]
+    _placement(expected, observed, target, (lost, phantoms, mismatched), note)
+    if found:
+        # Calls lost, made up or moved: differences in the calls that remain
+        # paired are consequences, not further mistakes.
+        return [Divergence(k, found[k]) for k in sorted(found, key=_ORDER.__getitem__)]
+    _arguments(mismatched, target, note)
+    _fields(pairs, target, note)
+    wanted = expected.error.code if expected.error else None
+    if "errors" in target.reports and observation.error != wanted:
+        note("error_differs", f"expected stream error {wanted or 'none'}, got {observation.error or 'none'}")
+    return [Divergence(k, found[k]) for k in sorted(found, key=_ORDER.__getitem__)]
+
+
+def _placement(expected: Outcome, observed: list, target: Target, apart: tuple[list, list, list],
+               note: Callable[[str, str], None]) -> None:
+    """Calls lost or made up, or, when arguments moved between calls or choices, that: the one mistake."""
+    lost, phantoms, mismatched = apart
     crossed = _crossed_choices(expected.calls, observed) if "ids" in target.reports else None
     moved = _moved(expected.calls, observed) or ("choices_mixed" if crossed else None)
     for e in lost:
@@ -140,16 +154,14 @@ def compare(expected: Outcome, observation: Observation, target: Target,
         else:
             note("phantom_call", f"choice {o.choice} index {o.index} id {o.id} name {o.name} "
                                  f"arguments {o.arguments[:60]!r} was never sent")
-    mismatched = [(e, o) for e, o in pairs if o.arguments != e.arguments]
     if moved and mismatched:
         e, o = mismatched[0]
         note(moved, f"{_where(e)}: expected {e.arguments[:60]!r}, got {o.arguments[:60]!r}")
     if crossed and moved == "choices_mixed":
         note(moved, crossed)
-    if found:
-        # Calls lost, made up or moved: differences in the calls that remain
-        # paired are consequences, not further mistakes.
-        return [Divergence(k, found[k]) for k in sorted(found, key=_ORDER.__getitem__)]
+
+
+def _arguments(mismatched: list, target: Target, note: Callable[[str, str], None]) -> None:
     for e, o in mismatched:
         if "values" in target.reports and e.status == INCOMPLETE and not _parses(e.arguments):
             # A library that hands on parsed values shows an unfinished text as a partial parse of it, which is
@@ -160,6 +172,10 @@ def compare(expected: Outcome, observation: Observation, target: Target,
                 note("reserialised", f"{_where(e)}: {e.arguments[:60]!r} written as {o.arguments[:60]!r}")
         else:
             note("arguments_differ", f"{_where(e)}: expected {e.arguments[:60]!r}, got {o.arguments[:60]!r}")
+
+
+def _fields(pairs: list, target: Target, note: Callable[[str, str], None]) -> None:
+    """Each paired call's id, name, completion and status, as far as the target claims to report them."""
     for e, o in pairs:
         if "ids" in target.reports and o.id != e.id:
             note("id_differs", f"{_where(e)}: expected id {e.id!r}, got {o.id!r}")
@@ -173,10 +189,11 @@ def compare(expected: Outcome, observation: Observation, target: Target,
                 note("complete_withheld", f"{_where(e)} was finished but is withheld")
         if "validation" in target.reports and finished and o.status != e.status:
             note("status_differs", f"{_where(e)}: expected {e.status}, got {o.status}")
-    wanted = expected.error.code if expected.error else None
-    if "errors" in target.reports and observation.error != wanted:
-        note("error_differs", f"expected stream error {wanted or 'none'}, got {observation.error or 'none'}")
-    return [Divergence(k, found[k]) for k in sorted(found, key=_ORDER.__getitem__)]
+
+
+#: How each level's answers are judged: an assembler's calls, or, each by rules of its own, a decoder's events,
+#: a partial parser's values and a producer's stream (where a raise always counts, see _failure).
+_JUDGED = {Answers.CALLS: _calls, Answers.EVENTS: _sse, Answers.PREFIX_VALUES: _partial, Answers.STREAMED: _producer}
 
 
 _TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")

@@ -19,19 +19,14 @@ from __future__ import annotations
 
 from difflib import SequenceMatcher
 
+from toolfuzz.kinds import Where, meanings
 from toolfuzz.vocabulary import Case, SSEEvent
 from toolfuzz.targets.reference.sse import SSEDecoder
 
 __all__ = ["SSE_KINDS", "compare_events", "expected_events"]
 
 #: The sse-level divergence kinds, in the order they are checked, with what each means.
-SSE_KINDS = {
-    "event_lost": "an event the stream dispatched is missing",
-    "phantom_event": "an event the stream never dispatched",
-    "data_differs": "an event's data is not its data lines joined with LF",
-    "event_type_differs": "an event's type is not the one the stream gave",
-    "event_id_differs": "an event's last event id is not the one the stream set",
-}
+SSE_KINDS = meanings(Where.SSE)
 
 
 def expected_events(case: Case) -> tuple[SSEEvent, ...]:

@@ -25,22 +25,13 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from toolfuzz.judge.prefixes import Node, Text
-from toolfuzz.judge.sandbox import PrefixAnswer
+from toolfuzz.kinds import Where, meanings
+from toolfuzz.judge.observation import PrefixAnswer
 
 __all__ = ["PARTIAL_KINDS", "Reading", "as_double", "compare_partial", "holds_value", "same"]
 
 #: The partial-level divergence kinds, in the order they are checked, with what each means.
-PARTIAL_KINDS = {
-    "final_differs": "the complete text's value is not exactly what json.loads gives",
-    "raised_on_prefix": "raised on a prefix that holds the start of the value",
-    "invented_key": "showed a key the final object does not have there",
-    "invented_value": "showed a value before any of it arrived",
-    "type_differs": "showed a value of another type than its final one",
-    "string_not_prefix": "showed a string that is neither its final string nor, while open, a prefix of it",
-    "number_before_complete": "showed a number before its text was complete, as a value it does not end as",
-    "scalar_differs": "showed a complete number, true, false or null as another value",
-    "value_taken_back": "took back or changed what it had shown at an earlier prefix",
-}
+PARTIAL_KINDS = meanings(Where.PARTIAL)
 
 
 @dataclass(frozen=True)

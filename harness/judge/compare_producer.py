@@ -27,22 +27,16 @@ import json
 from typing import Any, Sequence
 
 from toolfuzz.judge.compare_partial import as_double
+from toolfuzz.kinds import Trait, Where, meanings, with_trait
 from toolfuzz.vocabulary import Call, Outcome
 
 __all__ = ["PRODUCER_KINDS", "OWN_RULES", "compare_producer", "same_value"]
 
 #: The kinds only the producer level has, with what each means (it shares call_lost, phantom_call,
 #: name_differs, arguments_differ and id_differs with the assemblers' levels).
-PRODUCER_KINDS = {
-    "arguments_invalid": "a call's arguments are not one JSON text",
-    "index_differs": "the calls' indexes are not 0, 1, 2... in the order the model wrote them",
-    "markup_leaked": "the format's markup, or a call's text, is handed on as content",
-    "content_differs": "the text around the calls is not handed on as content",
-    "whole_differs": "the whole-text parse of the same text gives other calls or content than were written",
-}
-#: The kinds that are each a rule of the parser's contract of its own (the content it hands on, what the whole
-#: text parses to): a parser that breaks the calls' rule on the plainest text breaks these apart from it.
-OWN_RULES = frozenset({"markup_leaked", "content_differs", "whole_differs"})
+PRODUCER_KINDS = meanings(Where.PRODUCER)
+#: The kinds that are each a rule of the parser's contract of its own (toolfuzz.kinds.Trait.OWN_RULE).
+OWN_RULES = with_trait(Trait.OWN_RULE)
 #: The order the producer level's kinds are checked in.
 ORDER = ("call_lost", "phantom_call", "name_differs", "arguments_invalid", "arguments_differ", "index_differs",
          "id_differs", "markup_leaked", "content_differs", "whole_differs")

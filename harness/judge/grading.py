@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
-from toolfuzz.severity import HARM, RULES, SERVERS, Evidence, Harm, Rule, Severity, Source, grade
+from toolfuzz.kinds import HARM, RULES
+from toolfuzz.severity import SERVERS, Evidence, Harm, Rule, Severity, Source, grade
 from toolfuzz.strategies.features import Shape, shape_of
 from toolfuzz.targets.base import Limit, Scope
 

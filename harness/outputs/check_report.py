@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolfuzz.corpus.curation import CLASSES, CheckReport
+from toolfuzz.corpus.check import CLASSES, CheckReport
 from toolfuzz.corpus.fixtures import printable
 from toolfuzz.corpus.replay import fixed_in
 

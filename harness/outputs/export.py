@@ -30,7 +30,8 @@ from typing import Any
 from toolfuzz.corpus.fixtures import Fixture, dumps
 from toolfuzz.vocabulary import Case, Limits
 from toolfuzz.judge.compare_events import expected_events
-from toolfuzz.judge.sandbox import chunks_of, parse_chunks
+from toolfuzz.judge.feeding import chunks_of, parse_chunks
+from toolfuzz.targets.base import LEVEL, Answers
 
 __all__ = ["FORMATS", "MARK_BEGIN", "MARK_END", "PYTEST_MODULE", "events_of", "stem_for", "render", "pytest_module"]
 
@@ -146,11 +147,8 @@ PYTEST_MODULE = "test_toolfuzz_regressions.py"
 
 def pytest_module(level: str = "events") -> str:
     """The module that tests an assembler on every exported case, by toolfuzz's own comparison."""
-    fed = ("the network reads, a list of bytes in arrival order" if level == "bytes" else
-           "the network reads, a list of bytes in arrival order, and returns the SSE events it decodes"
-           if level == "sse" else "one prefix of a finished call's argument text, a str, once per prefix"
-           if level == "partial" else "the parsed chunks (the dialect's event objects), a list of dicts in order")
-    returns = (_PARTIAL_RETURNS if level == "partial" else _CALLS_RETURN)
+    fed = LEVEL[level].takes
+    returns = _PARTIAL_RETURNS if LEVEL[level].answers is Answers.PREFIX_VALUES else _CALLS_RETURN
     return _TEMPLATE.format(begin=MARK_BEGIN, end=MARK_END, fed=fed, level=level, returns=returns,
                             signature={"events": "chunks", "partial": "text"}.get(level, "reads"))
 

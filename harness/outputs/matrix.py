@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 from toolfuzz.judge.compare import KINDS
-from toolfuzz.corpus.curation import Entry, diverging
+from toolfuzz.corpus.entries import Entry, diverging
 from toolfuzz.corpus.fixtures import history_text
 from toolfuzz.corpus.grades import fixture_grade
 from toolfuzz.corpus.replay import recorded_version
 from toolfuzz.severity import Severity
+from toolfuzz.outputs.tables import Column, fitted, hanging
 from toolfuzz.strategies import PROFILES
 from toolfuzz.targets.selftest import PLAIN, SELFTEST
 from toolfuzz.vocabulary import text_format
@@ -59,8 +61,12 @@ def _shapes(entry: Entry, target: str) -> str:
     return ", ".join(names) or entry.fixture.case.dialect
 
 
-def render_matrix(entries: list[Entry], base: Path, command: str) -> str:
-    """The Markdown page for ``entries``; links are relative to ``base``, the folder the page is written in."""
+def render_matrix(entries: list[Entry], base: Path, command: str, width: int | None = None) -> str:
+    """The Markdown page for ``entries``; links are relative to ``base``, the folder the page is written in.
+
+    With ``width`` (a terminal's, for a person reading it there; never for the page written), the tables
+    are plain text fitted to it and every other line is folded to it.
+    """
     rows: dict[tuple[str, str], dict[str, list[Entry]]] = defaultdict(lambda: defaultdict(list))
     graded: dict[tuple[str, str], dict[Severity, list[tuple[str, Entry]]]] = defaultdict(lambda: defaultdict(list))
     by_hand: dict[str, list[Entry]] = defaultdict(list)
@@ -94,15 +100,15 @@ def render_matrix(entries: list[Entry], base: Path, command: str) -> str:
         "## Libraries",
         "",
     ]
-    lines.extend(_graded_table(rows, graded, libraries) if libraries else ["None recorded yet.", ""])
+    lines.extend(_graded_table(rows, graded, libraries, width) if libraries else ["None recorded yet.", ""])
     lines.extend(["## Self-test mutants", "",
                   "Deliberately broken targets (`targets/selftest/`): each of their fixtures must keep failing.", ""])
-    lines.extend(_table(rows, selftest, "mutant") if selftest else ["None recorded.", ""])
+    lines.extend(_table(rows, selftest, "mutant", width) if selftest else ["None recorded.", ""])
     if by_hand:
-        lines.extend(["## Written by hand", "", "| folder | fixtures | profiles |", "|---|---|---|"])
-        for folder in sorted(by_hand):
-            lines.append(f"| `{folder}` | {len(by_hand[folder])} | {', '.join(_profiles(by_hand[folder]))} |")
-        lines.append("")
+        lines.extend(["## Written by hand", ""])
+        lines.extend(_formatted([Column("folder", shrink=True), Column("fixtures"), Column("profiles", wrap=", ")],
+                                [(f"`{folder}`", str(len(by_hand[folder])), ", ".join(_profiles(by_hand[folder])))
+                                 for folder in sorted(by_hand)], width))
     lines.extend(["## Statements", "",
                   "What goes wrong for a user of each library, one line per fixture (written by a person; a fixture",
                   "without one shows its description), gravest first.", ""])
@@ -123,23 +129,52 @@ def render_matrix(entries: list[Entry], base: Path, command: str) -> str:
                 lines.append(f"- `{kind}` ({_shapes(entry, target)}): {text} "
                              f"[{entry.path.name}]({_link(entry.path, base)})")
             lines.append("")
+    if width is not None:
+        lines = _folded_page(lines, width)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _folded_page(lines: list[str], width: int) -> list[str]:
+    """The page's lines for a terminal of ``width``: each paragraph folded anew (the page's lines break where
+    a page of 100 columns would), each statement under its dash; a table, one item of several lines, as it is."""
+    out: list[str] = []
+    paragraph: list[str] = []
+    for line in [*lines, ""]:
+        if line and "\n" not in line and not line.startswith(("#", "- ", "<!--")):
+            paragraph.append(line)
+            continue
+        if paragraph:
+            out += hanging(" ".join(paragraph), width, 0)
+            paragraph = []
+        out += [line] if "\n" in line else hanging(line, width, 2 * line.startswith("- "))
+    return out[:-1]
+
+
+def _formatted(columns: list[Column], rows: list[tuple[str, ...]], width: int | None) -> list[str]:
+    """A table as the page has it (``width`` None), or as a terminal of ``width`` shows it: aligned, fitted,
+    without the Markdown's backticks; then a blank line."""
+    if width is None:
+        return ["| " + " | ".join(c.header for c in columns) + " |", "|" + "---|" * len(columns),
+                *("| " + " | ".join(row) + " |" for row in rows), ""]
+    plain = [tuple(cell.replace("`", "") for cell in row) for row in rows]
+    table = fitted(plain, [replace(c, header=c.header.replace("`", "")) for c in columns], width)
+    return [table.rstrip("\n"), ""]
 
 
 def _graded_table(rows: dict[tuple[str, str], dict[str, list[Entry]]],
                   graded: dict[tuple[str, str], dict[Severity, list[tuple[str, Entry]]]],
-                  keys: list[tuple[str, str]]) -> list[str]:
+                  keys: list[tuple[str, str]], width: int | None = None) -> list[str]:
     """One row a library and version: its fixtures by severity, then by kind (the kinds in one cell, so that
     the table keeps a width a page can show)."""
-    out = ["| library | version | " + " | ".join(s.value for s in Severity) + " | kinds | fixtures |",
-           "|---|---|" + "---|" * len(Severity) + "---|---|"]
+    table = []
     for key in keys:
         counts = [str(len(graded[key][s])) if graded[key][s] else "" for s in Severity]
         kinds = ", ".join(f"`{kind}` {len(rows[key][kind])}" for kind in sorted(rows[key], key=_kind_order))
         total = sum(len(v) for v in rows[key].values())
-        out.append(f"| `{key[0]}` | {key[1] or '-'} | " + " | ".join(counts) + f" | {kinds} | {total} |")
-    out.append("")
-    return out
+        table.append((f"`{key[0]}`", key[1] or "-", *counts, kinds, str(total)))
+    columns = [Column("library", shrink=True), Column("version"), *(Column(s.value) for s in Severity),
+               Column("kinds", wrap=", "), Column("fixtures", drop=1)]
+    return _formatted(columns, table, width)
 
 
 def _kind_order(kind: str) -> tuple[int, str]:
@@ -147,16 +182,20 @@ def _kind_order(kind: str) -> tuple[int, str]:
     return (order.index(kind), kind) if kind in KINDS else (len(order), kind)
 
 
-def _table(rows: dict[tuple[str, str], dict[str, list[Entry]]], keys: list[tuple[str, str]], what: str) -> list[str]:
+def _table(rows: dict[tuple[str, str], dict[str, list[Entry]]], keys: list[tuple[str, str]], what: str,
+           width: int | None = None) -> list[str]:
+    """A column a kind, each cell its fixtures and their profiles; on a terminal, which has no room for a
+    column a kind, the kinds of a row in one column as the libraries' table has them."""
     kinds = sorted({kind for key in keys for kind in rows[key]}, key=_kind_order)
-    out = [f"| {what} | version | " + " | ".join(f"`{k}`" for k in kinds) + " | fixtures |",
-           "|---|---|" + "---|" * len(kinds) + "---|"]
+    table = []
     for key in keys:
         cells = []
         for kind in kinds:
             found = rows[key].get(kind, [])
             cells.append(f"{len(found)} ({', '.join(_profiles(found))})" if found else "")
         total = sum(len(v) for v in rows[key].values())
-        out.append(f"| `{key[0]}` | {key[1] or '-'} | " + " | ".join(cells) + f" | {total} |")
-    out.append("")
-    return out
+        if width is not None:
+            cells = ["; ".join(f"{kind} {cell}" for kind, cell in zip(kinds, cells) if cell)]
+        table.append((f"`{key[0]}`", key[1] or "-", *cells, str(total)))
+    per_kind = [Column(f"`{k}`") for k in kinds] if width is None else [Column("kinds", wrap="; ")]
+    return _formatted([Column(what, shrink=True), Column("version"), *per_kind, Column("fixtures")], table, width)

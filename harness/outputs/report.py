@@ -4,16 +4,17 @@ The report is made from the run's JSON summary (the one ``--json`` prints):
 new findings (fixture files this run wrote), fixed findings (fixtures already
 in the findings folder whose target, run again on them now, no longer
 diverges), the matrix of targets by divergence kinds, examples run per target
-and per profile, and the time spent.
+and per profile, and the time spent.  The HTML page shows more of each root
+cause than a table can (:mod:`toolfuzz.outputs.report_html`).
 """
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
 from toolfuzz.corpus.fixtures import iter_fixture_paths, write_atomic
+from toolfuzz.outputs.report_html import page
 from toolfuzz.targets.base import Target
 
 __all__ = ["fixed_findings", "render", "write_report", "DEATH_KINDS"]
@@ -60,21 +61,35 @@ def write_report(path: str, summary: dict[str, Any], fixed: list[dict[str, Any]]
 
 def render(path: str, summary: dict[str, Any], fixed: list[dict[str, Any]]) -> str:
     """Markdown for ``.md``, a standalone page for ``.html`` or ``.htm``."""
-    blocks = _blocks(summary, fixed)
     if path.lower().endswith((".html", ".htm")):
-        return _html(blocks)
-    return _markdown(blocks)
+        return page(summary, fixed, _ranked(summary), _blocks(summary, fixed, causes=False))
+    return _markdown(_blocks(summary, fixed))
 
 
-def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[str, Any]]:
-    """The report as (heading, paragraph | table) blocks, one source for both formats."""
+def _ranked(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every root cause of the run, each with its target: new ones first, then those met in the most targets,
+    the most hit."""
+    divergences = [d | {"target": t["name"]} for t in summary["targets"] for d in t["divergences"]]
+    return sorted(divergences, key=lambda d: (d.get("file") != "written", -len(_affected(d)), -d.get("hits", 0),
+                                              d["signature"]))
+
+
+def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]], causes: bool = True) -> list[tuple[str, Any]]:
+    """The report as (heading, paragraph | table) blocks, one source for both formats; the page shows the root
+    causes its own way (``causes`` False leaves their table out)."""
     targets = summary["targets"]
     divergences = [d | {"target": t["name"]} for t in targets for d in t["divergences"]]
     new = [d for d in divergences if d.get("file") == "written"]
     kinds = sorted({d["kind"] for d in divergences})
+    ranked = _ranked(summary)
     stopped = summary.get("stopped_by") or "-"
-    ranked = sorted(divergences, key=lambda d: (d.get("file") != "written", -len(_affected(d)), -d.get("hits", 0),
-                                                d["signature"]))
+    root_causes: list[tuple[str, Any]] = [
+        ("h2", "Root causes"),
+        ("table", [("target", "root cause", "new", "targets affected", "hits", "also as", "first seen")]
+         + [(d["target"], d["signature"].split("/", 1)[1], "yes" if d.get("file") == "written" else "",
+             ", ".join(_affected(d)), str(d.get("hits", 0)), ", ".join(d.get("also_as", [])) or "-", _seen(d))
+            for d in ranked]) if ranked else ("p", "None."),
+    ]
     blocks: list[tuple[str, Any]] = [
         ("h1", "toolfuzz run"),
         ("p", f"{summary['examples']} examples in {summary['seconds']:.1f} s {_where(summary.get('workers', 1))}, "
@@ -83,11 +98,7 @@ def _blocks(summary: dict[str, Any], fixed: list[dict[str, Any]]) -> list[tuple[
         ("h2", "New findings"),
         ("table", [("target", "kind", "detail", "fixture")]
          + [(d["target"], d["kind"], d["detail"], d["fixture"]) for d in new]) if new else ("p", "None."),
-        ("h2", "Root causes"),
-        ("table", [("target", "root cause", "new", "targets affected", "hits", "also as", "first seen")]
-         + [(d["target"], d["signature"].split("/", 1)[1], "yes" if d.get("file") == "written" else "",
-             ", ".join(_affected(d)), str(d.get("hits", 0)), ", ".join(d.get("also_as", [])) or "-", _seen(d))
-            for d in ranked]) if ranked else ("p", "None."),
+        *(root_causes if causes else []),
         ("h2", "Fixed findings"),
         ("table", [("target", "kind", "fixture")] + [(f["target"], f["kind"] or "-", f["fixture"]) for f in fixed])
         if fixed else ("p", "None."),
@@ -145,24 +156,3 @@ def _markdown(blocks: list[tuple[str, Any]]) -> str:
 
 def _md(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _html(blocks: list[tuple[str, Any]]) -> str:
-    e = html.escape
-    out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>toolfuzz run</title>',
-           "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-           "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}</style></head><body>"]
-    for kind, body in blocks:
-        if kind in ("h1", "h2"):
-            out.append(f"<{kind}>{e(body)}</{kind}>")
-        elif kind == "p":
-            out.append(f"<p>{e(body)}</p>")
-        elif kind == "list":
-            out.append("<ul>" + "".join(f"<li>{e(str(item))}</li>" for item in body) + "</ul>")
-        else:
-            head, *rows = body
-            out.append("<table><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in head) + "</tr>"
-                       + "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-                       + "</table>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"

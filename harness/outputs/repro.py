@@ -38,10 +38,10 @@ from toolfuzz.corpus.grades import diverging, fixture_grade
 from toolfuzz.judge.compare import KINDS
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.compare_partial import holds_value
-from toolfuzz.judge.environments import RECIPES as ENVIRONMENTS
+from toolfuzz.targets.environments import RECIPES as ENVIRONMENTS
 from toolfuzz.judge.grading import Grade
 from toolfuzz.judge.prefixes import texts_of
-from toolfuzz.judge.sandbox import chunks_of, parse_chunks
+from toolfuzz.judge.feeding import chunks_of, parse_chunks
 from toolfuzz.outputs.excerpt import ExcerptError, excerpt, literal
 from toolfuzz.outputs.repro_checks import CHECKS
 from toolfuzz.strategies.features import shape_of
@@ -49,6 +49,7 @@ from toolfuzz.strategies.markup import FORMATS
 from toolfuzz.targets.adapters import KNOWN
 from toolfuzz.targets.adapters.recipes import NO_RECIPE, RECIPES, Recipe
 from toolfuzz.targets.adapters.scopes import scope_for
+from toolfuzz.targets.base import LEVEL, Answers, Fed
 from toolfuzz.vocabulary import text_format, version_key
 
 __all__ = ["NoRepro", "Repro", "repros", "script", "issue"]
@@ -82,6 +83,14 @@ class Repro:
     level: str
     kind: str
     grade: Grade | None
+
+    @property
+    def fed(self) -> Fed:
+        return LEVEL[self.level].fed
+
+    @property
+    def answers(self) -> Answers:
+        return LEVEL[self.level].answers
 
     @property
     def observation(self) -> dict[str, Any]:
@@ -149,7 +158,7 @@ def _repro(fixture: Fixture, source: str, target: str, seen: dict[str, Any]) -> 
                               "(toolfuzz.targets.adapters.recipes)")
         raise NoRepro(f"{source}: {target}: {why}", target)
     level = str(seen.get("level") or "")
-    if level not in ("events", "bytes", "sse", "partial", "producer"):
+    if level not in LEVEL:
         raise NoRepro(f"{source}: {target}: the fixture does not record the level {target} ran at", target)
     if kind not in ("raised", "timed_out") and kind not in CHECKS[_family(level)]:
         raise NoRepro(f"{source}: {target}: no repro check for {kind} at level {level}", target)
@@ -157,7 +166,12 @@ def _repro(fixture: Fixture, source: str, target: str, seen: dict[str, Any]) -> 
 
 
 def _family(level: str) -> str:
-    return {"events": "calls", "bytes": "calls", "sse": "events", "partial": "prefixes"}.get(level, level)
+    """The checks (toolfuzz.outputs.repro_checks.CHECKS) a level's answers are checked by."""
+    return _FAMILY[LEVEL[level].answers]
+
+
+_FAMILY = {Answers.CALLS: "calls", Answers.EVENTS: "events", Answers.PREFIX_VALUES: "prefixes",
+           Answers.STREAMED: "producer"}
 
 
 # -- the script ---------------------------------------------------------------------------------------------
@@ -167,8 +181,8 @@ def script(repro: Repro, name: str) -> str:
     data, run, check = _parts(repro)
     # Each expression's names are looked up in its module: the run's in the adapter (the data's are the
     # script's own), the check's among the checks.
-    roots = [(repro.recipe.module_name, repro.recipe.run if repro.level == "partial" else run),
-             (_CHECKS_MODULE, check + (", each_prefix" if repro.level == "partial" else ""))]
+    roots = [(repro.recipe.module_name, repro.recipe.run if repro.fed is Fed.PREFIXES else run),
+             (_CHECKS_MODULE, check + (", each_prefix" if repro.fed is Fed.PREFIXES else ""))]
     try:
         code = excerpt(roots, own=_OWN)
     except ExcerptError as e:
@@ -189,17 +203,17 @@ def script(repro: Repro, name: str) -> str:
 def _parts(repro: Repro) -> tuple[list[str], str, str]:
     """The data lines, the expression that runs the library, and the one that checks what it gave."""
     case, entry, kind, observation = repro.fixture.case, repro.recipe.run, repro.kind, repro.observation
-    if repro.level == "events":
+    if repro.fed is Fed.CHUNKS:
         name = "CHUNKS" if case.dialect == "openai-chat" else "EVENTS"
         what = "chat.completion.chunk" if case.dialect == "openai-chat" else f"{case.dialect} event"
         data = [f"#: Each {what} of the stream, parsed from its data: line, as toolfuzz hands them over.",
                 f"{name} = {literal(parse_chunks(chunks_of(case)))}"]
         run = f"{entry}({name})"
-    elif repro.level in ("bytes", "sse"):
+    elif repro.fed is Fed.READS:
         data = [f"#: The response body in the {len(case.reads)} network read(s) toolfuzz cut it into.",
                 f"READS = {_reads(case.reads)}"]
         run = f"{entry}(READS)"
-    elif repro.level == "partial":
+    elif repro.fed is Fed.PREFIXES:
         texts = texts_of(case.expected)
         raising = [p for p in observation.get("prefixes", []) if isinstance(p, dict) and p.get("raised")]
         number = raising[0].get("text", 0) if raising else 0
@@ -326,7 +340,7 @@ def issue(repro: Repro, name: str) -> str:
     if said:
         out += ["## What goes wrong", "", printable(said), ""]
     out += ["## What was sent", ""]
-    if repro.level == "producer":
+    if repro.answers is Answers.STREAMED:
         out += [f"The model's text ({text_format(case.dialect)} format), in the {len(case.reads)} batch(es) a "
                 "server hands its parser:", "",
                 *_fenced("\n".join(f"{r.decode('utf-8', 'surrogatepass')!r}" for r in case.reads), "python")]
@@ -400,14 +414,14 @@ def _came_back(repro: Repro) -> list[str]:
         return out + [""]
     if observation.get("timed_out"):
         return [f"No answer: {printable(detail)}.", ""]
-    if "calls" in observation and repro.level != "producer":
+    if "calls" in observation and repro.answers is not Answers.STREAMED:
         out += ["The calls it hands on:", "", *_fenced(_json(observation["calls"]), "json")]
     elif "events" in observation:
         out += ["The events it dispatches:", "", *_fenced(_json(observation["events"]), "json")]
     elif "prefixes" in observation:
         shown = [p for p in observation["prefixes"] if isinstance(p, dict) and p.get("raised")][:3]
         out += ["On prefixes of the argument text:", "", *_fenced(_json(shown), "json")]
-    elif repro.level == "producer":
+    elif repro.answers is Answers.STREAMED:
         out += ["What the server streams (content, and the tool-call deltas) and what it parses from the whole "
                 "text:", "", *_fenced(_json({k: observation.get(k) for k in ("content", "deltas", "whole")}),
                                       "json")]
@@ -418,14 +432,14 @@ def _came_back(repro: Repro) -> list[str]:
 
 def _expected(repro: Repro) -> list[str]:
     case = repro.fixture.case
-    if repro.level == "producer":
+    if repro.answers is Answers.STREAMED:
         written = [{"name": c.name, "arguments": c.arguments} for c in case.expected.calls]
         return ["The calls the model wrote, and the text around them:", "",
                 *_fenced(_json({"calls": written, "content": case.expected.content}), "json")]
-    if repro.level == "sse":
+    if repro.answers is Answers.EVENTS:
         events = [{"event": e.event, "data": e.data, "id": e.id} for e in expected_events(case)]
         return ["The events the stream dispatches by the WHATWG rules:", "", *_fenced(_json(events), "json")]
-    if repro.level == "partial":
+    if repro.answers is Answers.PREFIX_VALUES:
         return ["A value (or nothing yet) for every prefix of the argument text, and never a raise: the parser "
                 "promises to read incomplete JSON.", ""]
     calls = case.expected.to_json()["calls"]

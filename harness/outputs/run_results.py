@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from toolfuzz.engine.events import Finding, Stats
 from toolfuzz.outputs.junit import Result, Suite, junit_xml
-from toolfuzz.outputs.tables import aligned
+from toolfuzz.outputs.tables import Column, fitted
 from toolfuzz.severity import Severity
 from toolfuzz.targets.base import Target
 
@@ -30,7 +30,7 @@ def summary(targets: list[Target], saved: Saved, stats: Stats, seed: int, profil
         "seconds": round(stats.elapsed, 3),
         # Of those, the seconds before the search began (workers loading their targets): the budget is after.
         "startup_seconds": round(stats.startup, 3),
-        "stopped_by": stats.stopped_by,
+        "stopped_by": str(stats.stopped_by),
         "targets": [{"name": t.name, "level": t.level, "version": t.version,
                      "examples": stats.by_target.get(t.name, 0),
                      "out_of_scope": stats.out_of_scope.get(t.name, 0),
@@ -61,17 +61,27 @@ def _first_seen(stats: Stats, signature: str) -> dict[str, Any] | None:
     return None if when is None else {"examples": when[0], "seconds": round(when[1], 3)}
 
 
-def table(targets: list[Target], saved: Saved, stats: Stats) -> str:
-    """One row a target, then one row a root cause, the most hit first; then a line of totals."""
-    rows = [("target", "level", "root causes", "hits", "kinds", "time in target")]
+#: The summary's two tables, as a terminal narrower than them gets them: names lose their middles, lists
+#: wrap, and the columns a person needs least to recognise a row go first (the JSON summary has them all).
+TARGET_COLUMNS = (Column("target", shrink=True), Column("level"), Column("root causes"), Column("hits"),
+                  Column("kinds", wrap=", "), Column("time in target", drop=1))
+CAUSE_COLUMNS = (Column("severity"), Column("root cause", shrink=True), Column("hits"),
+                 Column("also in", wrap=", ", drop=2), Column("also as", wrap=", "), Column("first seen", drop=1))
+
+
+def table(targets: list[Target], saved: Saved, stats: Stats, width: int | None = None) -> str:
+    """One row a target, then one row a root cause, the most hit first; then a line of totals.
+
+    Fitted to ``width`` (:func:`~toolfuzz.outputs.tables.fitted`); None gives every column whole."""
+    rows = []
     for t in targets:
         mine = [f for f, _, _ in saved if f.target.name == t.name]
         kinds = ", ".join(sorted({f.divergence.kind for f in mine})) or "-"
         hits = sum(stats.hits.get(f.signature, 0) for f in mine)
         rows.append((t.name, t.level, str(len(mine)), str(hits), kinds, f"{stats.seconds_in.get(t.name, 0.0):.2f} s"))
-    out = aligned(rows, rule=True) + "\n"
+    out = fitted(rows, TARGET_COLUMNS, width) + "\n"
     if saved:
-        causes = [("severity", "root cause", "hits", "also in", "also as", "first seen")]
+        causes = []
         for f, _, _ in sorted(saved, key=lambda s: (s[0].grade.severity.rank, -stats.hits.get(s[0].signature, 0),
                                                     s[0].signature)):
             seen = stats.first_seen.get(f.signature)
@@ -80,7 +90,7 @@ def table(targets: list[Target], saved: Saved, stats: Stats) -> str:
                            ", ".join(sorted(stats.affected.get(f.signature, ()))) or "-",
                            ", ".join(sorted(stats.also_as.get(f.signature, ()))) or "-",
                            f"example {seen[0]}, {seen[1]:.1f} s" if seen else "-"))
-        out += "\n" + aligned(causes, rule=True) + "\n"
+        out += "\n" + fitted(causes, CAUSE_COLUMNS, width) + "\n"
     total = len(saved)
     graded = ", ".join(f"{n} {s.value}" for s in Severity
                        if (n := sum(1 for f, _, _ in saved if f.grade.severity is s)))

@@ -76,123 +76,102 @@ def draw_case(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: froz
     return _cases.draw(draw, generators, allowed)
 
 
+class _Drawing:
+    """What the calls of one case share while they are drawn: its profiles, its ids, the calls planned so far
+    and the features they showed."""
+
+    def __init__(self, draw: Any, generators: tuple[tuple[Tool, Any], ...], active: frozenset[str]) -> None:
+        self.generators, self.active = generators, active
+        self.tools = tuple(t for t, _ in generators)
+        self.utf16 = "utf16-halves" in active
+        self.style = pick(draw, ID_STYLES)
+        self.serial = itertools.count(1)
+        self.planned: list[PlannedCall] = []
+        self.features: set[str] = set()
+
+    def new_id(self) -> str | int:
+        n = next(self.serial)
+        return 1000 + n if "integer-id" in self.active else make_id(self.style, n)
+
+    def call(self, draw: Any, c: int, k: int) -> PlannedCall:
+        """The k-th call of choice c: its tool, arguments, serialisation, defect, id and fragments."""
+        active, utf16 = self.active, self.utf16
+        tool, arguments = pick(draw, self.generators)
+        defect = call_defects.draw(draw)
+        value = draw(arguments)
+        for _ in range(3 if utf16 else 0):
+            # utf16-halves needs a character outside the BMP to cut in two.
+            if any(ord(ch) > 0xFFFF for ch in json.dumps(value, ensure_ascii=False)):
+                break
+            value = draw(arguments)
+        if defect == "schema-invalid":
+            value = break_schema(value, dict(tool.parameters), integer(draw, 0, 3))
+        text = serialisations.draw(draw, value, ascii_only=False if utf16 else None)
+        if defect == "invalid-json":
+            text = corrupt_text.draw(draw, text)
+        name = unknown_name(tool.name, self.tools) if defect == "unknown-tool" else tool.name
+        call_id = self.new_id()
+        if "empty-id" in active and integer(draw, 0, 2) == 2:
+            call_id = None
+        units = to_utf16_units(text) if utf16 else text
+        pieces = [units] if "whole-call" in active else fragments.draw(draw, units, must=("surrogate" if utf16 else None))
+        call = PlannedCall(len(self.planned), c, k, tool, name, call_id, value, text, pieces, defect)
+        self.planned.append(call)
+        if defect:
+            self.features.add(defect)
+        return call
+
+    def choice(self, draw: Any, c: int, completing: str) -> tuple[list[Step], str]:
+        """Choice c's steps, in the order they are sent, and the reason it finishes for."""
+        active = self.active
+        n_calls = integer(draw, 0, 7)
+        n_calls = 1 if n_calls < 4 else 2 if n_calls < 7 else 3
+        mine = []
+        for k in range(n_calls):
+            with named(draw, "call"):
+                mine.append(self.call(draw, c, k))
+        entries = [entry_steps(call, active, self.new_id) for call in mine]
+        order = interleavings.draw(draw, [len(e) for e in entries],
+                                   allow=allows_interleaving(active) and allows("interleaved"))
+        if order != sorted(order):
+            self.features.add("interleaved")
+        steps = merge(entries, order)
+        reason = finish_reasons.draw(draw, completing)
+        if "finish-with-arguments" in active:
+            steps[-1].reason = reason
+        else:
+            steps.append(Step(c, "finish", reason=reason))
+        prefix = []
+        if "no-role-chunk" not in active:
+            prefix.append(Step(c, "role", content=pick(draw, [None, ""])))
+        if "text-before-calls" in active:
+            prefix.append(Step(c, "text", content=pick(draw, _TEXTS)))
+        return prefix + steps, reason
+
+
 @stage
 def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozenset[str]) -> Case:
-    tools = tuple(t for t, _ in generators)
     active = profile_sets.draw(draw, allowed)
-    utf16 = "utf16-halves" in active
-    style = pick(draw, ID_STYLES)
-    serial = itertools.count(1)
-
-    def new_id() -> str | int:
-        n = next(serial)
-        return 1000 + n if "integer-id" in active else make_id(style, n)
-
+    drawing = _Drawing(draw, generators, active)
     completing = "stop" if "stop-finish" in active else "tool_calls"
     n_choices = integer(draw, 0, 7)
     n_choices = 1 if n_choices < 5 or not allows("multi-choice") else 2 if n_choices < 7 else 3
-    planned: list[PlannedCall] = []
     choice_steps: list[list[Step]] = []
-    features: set[str] = set()
     reasons = []
     for c in range(n_choices):
         with named(draw, "choice"):
-            n_calls = integer(draw, 0, 7)
-            n_calls = 1 if n_calls < 4 else 2 if n_calls < 7 else 3
-            mine = []
-            for k in range(n_calls):
-                with named(draw, "call"):
-                    tool, arguments = pick(draw, generators)
-                    defect = call_defects.draw(draw)
-                    value = draw(arguments)
-                    for _ in range(3 if utf16 else 0):
-                        # utf16-halves needs a character outside the BMP to cut in two.
-                        if any(ord(ch) > 0xFFFF for ch in json.dumps(value, ensure_ascii=False)):
-                            break
-                        value = draw(arguments)
-                    if defect == "schema-invalid":
-                        value = break_schema(value, dict(tool.parameters), integer(draw, 0, 3))
-                    text = serialisations.draw(draw, value, ascii_only=False if utf16 else None)
-                    if defect == "invalid-json":
-                        text = corrupt_text.draw(draw, text)
-                    name = unknown_name(tool.name, tools) if defect == "unknown-tool" else tool.name
-                    call_id = new_id()
-                    if "empty-id" in active and integer(draw, 0, 2) == 2:
-                        call_id = None
-                    units = to_utf16_units(text) if utf16 else text
-                    pieces = [units] if "whole-call" in active else fragments.draw(draw, units, must=("surrogate" if utf16 else None))
-                    call = PlannedCall(len(planned), c, k, tool, name, call_id, value, text, pieces, defect)
-                    planned.append(call)
-                    mine.append(call)
-                    if defect:
-                        features.add(defect)
-            entries = [entry_steps(call, active, new_id) for call in mine]
-            order = interleavings.draw(draw, [len(e) for e in entries],
-                                       allow=allows_interleaving(active) and allows("interleaved"))
-            if order != sorted(order):
-                features.add("interleaved")
-            steps = merge(entries, order)
-            reason = finish_reasons.draw(draw, completing)
-            reasons.append(reason)
-            if "finish-with-arguments" in active:
-                steps[-1].reason = reason
-            else:
-                steps.append(Step(c, "finish", reason=reason))
-            prefix = []
-            if "no-role-chunk" not in active:
-                prefix.append(Step(c, "role", content=pick(draw, [None, ""])))
-            if "text-before-calls" in active:
-                prefix.append(Step(c, "text", content=pick(draw, _TEXTS)))
-            choice_steps.append(prefix + steps)
+            steps, reason = drawing.choice(draw, c, completing)
+        choice_steps.append(steps)
+        reasons.append(reason)
     ordered = merge(choice_steps, interleavings.draw(draw, [len(s) for s in choice_steps]))
     groups = groupings.draw(draw, ordered, active)
-
-    items: list[tuple[Payload, Sent]] = [(Payload(render_chunk(g, active)), Sent("chunk", tuple(g))) for g in groups]
-    if "content-filter-chunk" in active:
-        at = integer(draw, 0, len(items))
-        items.insert(at, (Payload(content_filter_chunk(integer(draw, 0, n_choices - 1))), Sent("other")))
-    if "azure-filter-chunk" in active:
-        items.insert(0, (Payload(azure_filter_chunk()), Sent("other")))
-    if "usage-chunk" in active:
-        items.append((Payload(usage_chunk(active)), Sent("other")))
-    ending = stream_endings.draw(draw)
+    items, ending = _items(draw, groups, active, n_choices)
+    features = drawing.features
     features.add(ending)
-    if ending in ("error-chunk", "error-event"):
-        at = integer(draw, 0, len(items))
-        message = pick(draw, ERROR_MESSAGES)
-        error = Payload(error_chunk(message), event="error" if ending == "error-event" else None)
-        items = items[:at] + [(error, Sent("error", error=StreamError("server_error", message[:500])))]
-        if boolean(draw):
-            items.append((Payload(_DONE), Sent("done")))
-    elif ending != "no-done":
-        items.append((Payload(_DONE), Sent("done")))
-        if ending == "after-done":
-            items.append((Payload(pick(draw, _JUNK)), Sent("other")))
-            items.append((Payload(_DONE), Sent("done")))
-
     framed = framings.draw(draw, [p for p, _ in items])
-    wire = framed.wire
-    if ending == "disconnect" and len(wire) > 1:
-        cut = disconnects.draw(draw, [
-            (ev.start, ev.dispatch_at or ev.end, any(s.arguments for s in items[ev.payload][1].steps),
-             items[ev.payload][1].kind == "done" or any(s.reason for s in items[ev.payload][1].steps))
-            for ev in framed.events], len(wire))
-        if any(s.arguments for ev in framed.events if ev.start < cut < (ev.dispatch_at or ev.end + 1)
-               for s in items[ev.payload][1].steps):
-            features.add("disconnect-mid-arguments")
-        wire = wire[:cut]
-
-    dispatched = []
-    events = []  # the SSE events, known by construction, that the sse-level targets are judged on
-    for ev in framed.events:
-        if ev.dispatch_at is None or ev.dispatch_at > len(wire):
-            break
-        payload, sent = items[ev.payload]
-        events.append(SSEEvent(ev.data.decode("utf-8"), payload.event or "message", ev.last_id))
-        if payload.event == "error":
-            sent = Sent("error", error=StreamError("server_error", ev.data.decode("utf-8", "replace")[:500]))
-        dispatched.append(sent)
-
+    wire = _cut(draw, framed, items, ending, features)
+    dispatched, events = _dispatched(framed, items, wire)
+    planned = drawing.planned
     used: list[Tool] = []
     for call in planned:
         if call.tool not in used:
@@ -207,6 +186,63 @@ def _cases(draw: Any, generators: tuple[tuple[Tool, Any], ...], allowed: frozens
         features.add("burst-read")
     return Case(reads=reads, expected=expected, tools=tuple(used), dialect=DIALECT,
                 features=tuple(sorted(features)), events=tuple(events))
+
+
+def _items(draw: Any, groups: list, active: frozenset[str], n_choices: int) -> tuple[list[tuple[Payload, Sent]], str]:
+    """The payloads in the order they are sent, the server's extra chunks and the ending among them; and the
+    ending drawn."""
+    items: list[tuple[Payload, Sent]] = [(Payload(render_chunk(g, active)), Sent("chunk", tuple(g))) for g in groups]
+    if "content-filter-chunk" in active:
+        at = integer(draw, 0, len(items))
+        items.insert(at, (Payload(content_filter_chunk(integer(draw, 0, n_choices - 1))), Sent("other")))
+    if "azure-filter-chunk" in active:
+        items.insert(0, (Payload(azure_filter_chunk()), Sent("other")))
+    if "usage-chunk" in active:
+        items.append((Payload(usage_chunk(active)), Sent("other")))
+    ending = stream_endings.draw(draw)
+    if ending in ("error-chunk", "error-event"):
+        at = integer(draw, 0, len(items))
+        message = pick(draw, ERROR_MESSAGES)
+        error = Payload(error_chunk(message), event="error" if ending == "error-event" else None)
+        items = items[:at] + [(error, Sent("error", error=StreamError("server_error", message[:500])))]
+        if boolean(draw):
+            items.append((Payload(_DONE), Sent("done")))
+    elif ending != "no-done":
+        items.append((Payload(_DONE), Sent("done")))
+        if ending == "after-done":
+            items.append((Payload(pick(draw, _JUNK)), Sent("other")))
+            items.append((Payload(_DONE), Sent("done")))
+    return items, ending
+
+
+def _cut(draw: Any, framed: Any, items: list[tuple[Payload, Sent]], ending: str, features: set[str]) -> bytes:
+    """The wire as the server sent it: cut where a disconnect cut it."""
+    wire = framed.wire
+    if ending == "disconnect" and len(wire) > 1:
+        cut = disconnects.draw(draw, [
+            (ev.start, ev.dispatch_at or ev.end, any(s.arguments for s in items[ev.payload][1].steps),
+             items[ev.payload][1].kind == "done" or any(s.reason for s in items[ev.payload][1].steps))
+            for ev in framed.events], len(wire))
+        if any(s.arguments for ev in framed.events if ev.start < cut < (ev.dispatch_at or ev.end + 1)
+               for s in items[ev.payload][1].steps):
+            features.add("disconnect-mid-arguments")
+        wire = wire[:cut]
+    return wire
+
+
+def _dispatched(framed: Any, items: list[tuple[Payload, Sent]], wire: bytes) -> tuple[list[Sent], list[SSEEvent]]:
+    """What the wire delivers whole: each payload sent, and the SSE events, known by construction, that the
+    sse-level targets are judged on."""
+    dispatched, events = [], []
+    for ev in framed.events:
+        if ev.dispatch_at is None or ev.dispatch_at > len(wire):
+            break
+        payload, sent = items[ev.payload]
+        events.append(SSEEvent(ev.data.decode("utf-8"), payload.event or "message", ev.last_id))
+        if payload.event == "error":
+            sent = Sent("error", error=StreamError("server_error", ev.data.decode("utf-8", "replace")[:500]))
+        dispatched.append(sent)
+    return dispatched, events
 
 
 def _burst(reads: tuple[bytes, ...], dispatches: list[int]) -> bool:

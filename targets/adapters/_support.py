@@ -37,7 +37,7 @@ def sdk_chunk(chunk: dict[str, Any]) -> ChatCompletionChunk:
 class StreamFailed(Exception):
     """What the openai SDK raises (as ``APIError``) on a chunk with a truthy ``error``."""
 
-    #: Where the SDK raises it, as the harness names crash states (toolfuzz.judge.sandbox.crash_state): so that
+    #: Where the SDK raises it, as the harness names crash states (toolfuzz.judge.crash_state.crash_state): so that
     #: a library handed the SDK's raise shows it as the SDK's one root cause (openai-client's), not its own.
     crash_state = "APIError at openai._streaming.Stream.__stream__ < openai._streaming.Stream.__iter__"
 

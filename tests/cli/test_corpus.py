@@ -210,3 +210,17 @@ def test_agree_passes_on_the_captures_and_fails_on_a_manifest_that_expects_other
     manifest.write_text("[source]\n")
     code, _, err = run(capsys, "agree", tmp_path)
     assert code == 2 and err.count("\n") == 1 and "captures.toml: source.repository: missing" in err
+
+
+def test_matrix_on_a_terminal_fits_it_and_wide_a_pipe_and_write_give_the_page(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where the page printed and the page written link from
+    _, page, _ = run(capsys, "matrix", FINDINGS)
+    assert max(len(line) for line in page.splitlines()) > 100
+    monkeypatch.setenv("COLUMNS", "100")
+    code, fitted, _ = run(capsys, "matrix", FINDINGS)
+    assert code == 0 and max(len(line) for line in fitted.splitlines()) <= 100 and "|---|" not in fitted
+    assert run(capsys, "matrix", FINDINGS, "--wide")[1] == page
+    written = tmp_path / "README.md"
+    assert run(capsys, "matrix", FINDINGS, "--write", "README.md")[0] == 0
+    # The page written is the Markdown whatever the terminal; only its first line names the command.
+    assert written.read_text().splitlines()[1:] == page.splitlines()[1:]

@@ -200,3 +200,21 @@ def test_findings_writes_each_unexpected_root_cause_once_keeping_where_the_case_
     # Again: the same root cause, as small, is kept, not written twice.
     assert main(argv) == 1
     assert f"kept     {path}" in capsys.readouterr().err and len(list((tmp_path / "found").rglob("*.json"))) == 1
+
+
+def test_on_a_terminal_the_matrix_is_compact_and_fits_while_wide_and_json_are_what_they_always_were(capsys,
+                                                                                                    monkeypatch):
+    argv = (SEED, "--target", "selftest-plain", "--target", HAND_OUT)
+    _, whole, _ = run(capsys, *argv)
+    _, as_json, _ = run(capsys, *argv, "--json")
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, _ = run(capsys, *argv)
+    assert code == 1 and max(len(line) for line in out.splitlines()) <= 100
+    rows = [line.split()[0] for line in out.splitlines() if line.startswith(("fixture ", "closing-", "disconnect-",
+                                                                             "cut-", "two-", "first-"))]
+    assert rows == ["fixture", "closing-brace-is-not-completion", "disconnect-mid-arguments"]
+    assert "left out: 6 of 8 fixtures and 2 of 3 targets whose every cell" in out
+    # --wide is the whole matrix, in blocks as wide as the terminal (as it always was).
+    code, wide, _ = run(capsys, *argv, "--wide")
+    assert code == 1 and wide == whole and len(wide.splitlines()) > len(out.splitlines())
+    assert run(capsys, *argv, "--json")[1] == as_json

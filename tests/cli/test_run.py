@@ -286,3 +286,23 @@ def test_grow_from_a_folder_without_a_capture_of_the_dialect_is_one_usage_error(
                        "--dialect", "anthropic", "--max-examples", 10, "--database", "none", "--state",
                        tmp_path / "state")
     assert code == 2 and err.count("\n") == 1 and "--grow-from: no capture of dialect anthropic" in err
+
+
+def test_on_a_100_column_terminal_the_summary_fits_and_wide_prints_it_whole(tmp_path, capsys, monkeypatch):
+    argv = ("--target", "selftest-partial-raise-in-string", "--max-examples", 20, "--seed", 1, "--database", "none",
+            "--in-process", "--findings", tmp_path / "found", "--state", tmp_path / "state")
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert "robustness  selftest-partial-raise-in-string/raised_on_prefix[…]/plain" in out
+    assert "(also in, first seen: left out to fit 100 columns; --wide shows them)" in out
+    # On standard error only a root cause's name, a path and a command to copy are longer: never cut.
+    long = [line for line in err.splitlines() if len(line) > 100]
+    assert long and all(line.startswith(("diverges: ", "  -> ", "  toolfuzz show ")) for line in long), long
+    assert any(line.endswith(f" {tmp_path / 'found'}/") for line in err.splitlines()[:3])  # where findings go
+    code, out, err = run(capsys, *argv, "--wide")
+    signature = ("selftest-partial-raise-in-string/raised_on_prefix[ValueError at toolfuzz.targets.selftest.partial."
+                 "raise_in_string]/plain")
+    assert code == 0 and f"robustness  {signature}  " in out and "left out" not in out
+    assert "first seen" in out.splitlines()[5]

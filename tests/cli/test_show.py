@@ -1,6 +1,5 @@
 """``toolfuzz show``: a fixture as a timeline a person can read."""
 
-import dataclasses
 import os
 import re
 import subprocess
@@ -10,7 +9,7 @@ import pytest
 
 from toolfuzz.cli import main
 from toolfuzz.cli.show import render
-from toolfuzz.corpus.fixtures import Variant, iter_fixture_paths, load
+from toolfuzz.corpus.fixtures import iter_fixture_paths, load
 from tests.paths import ROOT
 from toolfuzz.vocabulary import text_format
 
@@ -30,13 +29,6 @@ def test_show_lays_out_reads_fragments_and_the_expected_calls(capsys):
     assert "    choice 0 call 0 += ' ünïcödé\"}'" in lines
     assert "  choice 0 index 0  id=call_m  name=say  complete" in lines
     assert lines[-1] == "reference: agrees"
-
-
-def test_show_names_the_variants_corpus_merge_folded_into_a_fixture():
-    fixture = load(SEED / "read-splits-multibyte.json")
-    folded = Variant("mine:assemble/arguments_differ/multi-read", fixture.case, "mine: arguments_differ")
-    lines = render(dataclasses.replace(fixture, variants=(folded,))).splitlines()
-    assert "variants folded in by corpus merge: mine:assemble/arguments_differ/multi-read" in lines
 
 
 def test_show_says_so_when_the_reference_disagrees(tmp_path, capsys):

@@ -14,7 +14,7 @@ def test_an_unknown_library_is_one_line_naming_the_known_ones(capsys):
 
 
 def test_without_a_checkout_there_are_no_tests_to_run_and_it_says_so(monkeypatch, capsys):
-    from toolfuzz.judge import environments
+    from toolfuzz.targets import environments
 
     monkeypatch.setattr(environments, "source_folder", lambda: None)
     assert main(["verify"]) == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toolfuzz.errors import UsageError
-from toolfuzz.judge import environments
+from toolfuzz.targets import environments
 
 
 @pytest.fixture

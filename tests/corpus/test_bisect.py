@@ -175,7 +175,7 @@ def test_a_release_is_probed_beside_what_else_the_target_s_adapter_needs(environ
 
 def test_a_serving_engine_s_release_is_probed_with_its_recipe_that_release_in_place_of_the_pin(environments_asked):
     from toolfuzz.corpus import bisect as bisection
-    from toolfuzz.judge.environments import RECIPES
+    from toolfuzz.targets.environments import RECIPES
 
     fixture = ROOT / "findings" / "sglang" / "sglang-hermes--arguments_invalid--plain.json"
     probe = bisection.probe_in_environment(load(fixture).case, "sglang-hermes", "sglang", say=lambda text: None)

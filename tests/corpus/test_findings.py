@@ -9,7 +9,7 @@ from dataclasses import replace
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.corpus.findings import path_for, save, target_folder
 from toolfuzz.corpus.fixtures import load
-from toolfuzz.judge.sandbox import Observation
+from toolfuzz.judge.observation import Observation
 from toolfuzz.engine.events import Finding, signature_of
 from toolfuzz.targets.selftest import SELFTEST
 from tests.paths import ROOT

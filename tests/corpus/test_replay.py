@@ -268,7 +268,7 @@ def test_a_fixture_written_before_observations_held_a_crash_state_is_held_to_the
 
 
 def test_the_check_report_shows_both_crash_states_of_a_raise_that_moved(tmp_path):
-    from toolfuzz.corpus.curation import check
+    from toolfuzz.corpus.check import check
     from toolfuzz.outputs.check_report import render_check
     recorded, now = _state_of(raises_in_lookup), _state_of(raises_in_validate)
     path = variant(tmp_path, TWO, observed={"lib": _raised_at(recorded)})

@@ -44,8 +44,20 @@ def test_hits_add_up_the_earliest_sighting_stands_and_a_replacement_takes_both_o
     assert mine.hits == {"t/k/a": 5, "t/k/b": 1} and mine.first_seen == {"t/k/a": (4, 2.0), "t/k/b": (7, 0.5)}
     assert (mine.probes, mine.work, mine.unreduced) == (7, 150, 3)
     # t/k/plain replaces t/k/a: a's hits, the meeting that replaced it, and a's first sighting are its own now.
-    mine.carry("t/k/a", "t/k/plain")
+    mine.carry("t/k/a", "t/k/plain", "t", "t")
     assert mine.hits == {"t/k/plain": 6, "t/k/b": 1} and mine.first_seen["t/k/plain"] == (4, 2.0)
+    assert mine.affected == {}  # the same target's: not met in another
+
+
+def test_a_root_cause_carried_from_a_target_named_by_a_path_is_met_in_that_target():
+    # A file outside the current folder is named by its whole path: its name holds slashes.
+    stats = Stats(hits={"/work/x/mine:assemble/call_lost/plain": 2})
+    stats.carry("/work/x/mine:assemble/call_lost/plain", "openai-sse/event_lost/plain", "/work/x/mine:assemble",
+                "openai-sse")
+    assert stats.affected == {"openai-sse/event_lost/plain": {"/work/x/mine:assemble"}}
+    stats.carry("/work/x/mine:assemble/id_differs/plain", "/work/x/mine:assemble/id_differs/a",
+                "/work/x/mine:assemble", "/work/x/mine:assemble")
+    assert "/work/x/mine:assemble/id_differs/a" not in stats.affected
 
 
 def test_a_root_cause_that_replaces_others_counts_once_in_their_place():

@@ -5,7 +5,8 @@ from __future__ import annotations
 from toolfuzz.engine.reduction import reduce
 from toolfuzz.judge.compare import compare
 from toolfuzz.judge.compare_events import expected_events
-from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.judge.feeding import chunks_of
+from toolfuzz.judge.sandbox import observe
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import Target

@@ -10,11 +10,12 @@ import pytest
 
 from tests.paths import DATA, ROOT
 from toolfuzz.engine.events import Finished, Found, Note, Progress, Started, Stats
-from toolfuzz.engine.runner import RunConfig, execute
+from toolfuzz.engine.runner import execute
+from toolfuzz.engine.settings import RunConfig
 from toolfuzz.engine.search import FINISHING_SHARE
 from toolfuzz.engine.supervisor import Supervisor
 from toolfuzz.errors import UsageError
-from toolfuzz.judge.contestants import resolve_all
+from toolfuzz.targets.specs import resolve_all
 
 # These runs are held to their budgets in wall-clock seconds: .ci/run runs them alone, after the tests that run
 # on every core, so that the other cores' work is not counted as theirs.
@@ -64,7 +65,7 @@ def test_this_process_one_worker_and_two_emit_the_same_kinds_of_event_in_the_sam
 
 def test_by_default_the_targets_run_in_a_worker(tmp_path, monkeypatch):
     supervised = []
-    monkeypatch.setattr(Supervisor, "run", lambda self: supervised.append(self.workers) or Stats())
+    monkeypatch.setattr(Supervisor, "run", lambda self: supervised.append(self.config.workers) or Stats())
     execute(config_for(tmp_path), lambda event: None)
     assert supervised == [1]
 

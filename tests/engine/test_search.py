@@ -10,7 +10,7 @@ from toolfuzz.engine.events import Finding, Found, Progress, signature_of
 from toolfuzz.engine.known import Known, Root
 from toolfuzz.engine.search import FINISHING_SHARE, TIMEOUT_MARGIN, _first_new, search, search_for_kind
 from toolfuzz.judge.compare import Divergence
-from toolfuzz.judge.sandbox import Observation
+from toolfuzz.judge.observation import Observation
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import Target
@@ -137,7 +137,7 @@ def test_one_mistake_met_under_several_profiles_is_reported_under_the_first():
 
 
 def test_at_the_partial_level_every_rule_a_case_breaks_is_a_root_cause_of_its_own():
-    from toolfuzz.judge.contestants import plain_target
+    from toolfuzz.targets.specs import plain_target
     from toolfuzz.targets.reference.partial import parse
     from toolfuzz.targets.selftest.partial import number_early, raw_escape
 

@@ -16,7 +16,7 @@ SCRIPT = textwrap.dedent("""
     from toolfuzz.vocabulary import Tool
     from toolfuzz.engine.seeding import seeded_by_strategies_only
     from toolfuzz.engine.search import search
-    from toolfuzz.judge.contestants import resolve_all
+    from toolfuzz.targets.specs import resolve_all
     from toolfuzz.strategies.cases import Planner
 
     # A free string in every case, so that a search of a hundred cases meets the literals when it may.

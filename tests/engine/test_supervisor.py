@@ -116,7 +116,7 @@ def test_a_worker_that_cannot_search_ends_the_run_with_one_error_and_no_worker_l
 
     from toolfuzz import strategies
     from toolfuzz.errors import UsageError
-    from toolfuzz.engine.runner import RunConfig
+    from toolfuzz.engine.settings import RunConfig
     from toolfuzz.engine.supervisor import Supervisor
     from toolfuzz.engine.units import Unit
     from toolfuzz.targets.registry import REFERENCE
@@ -146,9 +146,9 @@ def test_a_death_fixture_replays_in_a_child_and_still_fails_with_its_kind(hostil
 def test_corpus_minimize_shrinks_a_crash_fixture_in_children_and_lives_on(hostile_run, tmp_path):
     import dataclasses
 
-    from toolfuzz.corpus.curation import minimize
+    from toolfuzz.corpus.minimize import minimize
     from toolfuzz.corpus.fixtures import dumps, write_atomic
-    from toolfuzz.judge.contestants import resolve_all
+    from toolfuzz.targets.specs import resolve_all
 
     [found] = list(hostile_run[3].rglob("crash--*.json"))
     path = tmp_path / found.name

@@ -8,8 +8,9 @@ import pytest
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.judge.child import observe_isolated
-from toolfuzz.judge.sandbox import Observation, observe
-from toolfuzz.judge.contestants import resolve_all
+from toolfuzz.judge.observation import Observation
+from toolfuzz.judge.sandbox import observe
+from toolfuzz.targets.specs import resolve_all
 from tests.paths import DATA, ROOT
 
 HOSTILE = DATA / "hostile.py"

@@ -13,7 +13,8 @@ from toolfuzz.judge.compare_partial import PARTIAL_KINDS
 from toolfuzz.judge.compare_producer import PRODUCER_KINDS
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.vocabulary import Call, Case, Outcome, StreamError
-from toolfuzz.judge.sandbox import Observation, ObservedCall, observe
+from toolfuzz.judge.observation import Observation, ObservedCall
+from toolfuzz.judge.sandbox import observe
 from toolfuzz.targets.base import PLAIN_CLAIMS, Target
 from toolfuzz.targets.reference import assemble
 from toolfuzz.targets.registry import REFERENCE

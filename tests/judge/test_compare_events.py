@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from toolfuzz.judge.compare import KINDS, compare
 from toolfuzz.judge.compare_events import SSE_KINDS, compare_events, expected_events
 from toolfuzz.vocabulary import Case, Outcome, SSEEvent
-from toolfuzz.judge.sandbox import Observation
+from toolfuzz.judge.observation import Observation
 from toolfuzz.strategies import cases
 from toolfuzz.targets.base import Target
 

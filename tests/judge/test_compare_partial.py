@@ -6,7 +6,7 @@ import pytest
 
 from toolfuzz.judge.compare_partial import PARTIAL_KINDS, Reading, compare_partial, same
 from toolfuzz.judge.prefixes import texts_of
-from toolfuzz.judge.sandbox import PrefixAnswer
+from toolfuzz.judge.observation import PrefixAnswer
 from toolfuzz.targets.reference.partial import parse
 from toolfuzz.vocabulary import COMPLETE, Call, Outcome
 

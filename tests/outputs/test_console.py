@@ -45,7 +45,7 @@ def test_each_event_says_what_a_person_needs_and_a_finding_where_it_went(tmp_pat
 
 def test_the_show_command_of_a_finding_is_quoted_for_the_shell(tmp_path):
     out = io.StringIO()
-    root = tmp_path / "night's findings"  # a space and a quote, as a user's folder may have
+    root = tmp_path / "night's findings [2]"  # a space, a quote and a glob, as a user's folder may have
     writer = FindingWriter(root)
     found = replace(finding("two-calls-interleaved"), seed=1)
     for event in (Found(found),):
@@ -54,3 +54,29 @@ def test_the_show_command_of_a_finding_is_quoted_for_the_shell(tmp_path):
     path, _ = writer.where(found)
     (shown,) = [line for line in out.getvalue().splitlines() if line.startswith("  toolfuzz show ")]
     assert shlex.split(shown) == ["toolfuzz", "show", str(path)]
+
+
+def test_on_a_terminal_what_is_said_in_words_is_folded_and_names_paths_and_commands_never_are(tmp_path):
+    out = io.StringIO()
+    writer = FindingWriter(tmp_path / ("a-folder-with-a-rather-long-name-" * 2))
+    found = replace(finding("two-calls-interleaved"), seed=1)
+    found = replace(found, divergence=replace(found.divergence, detail="a detail of many words " * 8))
+    stats = Stats(examples=12, stopped_by="examples", unreduced=3)
+    console = Console(out, writer, fit=80)
+    for event in (Found(found), Finished(stats)):
+        writer(event)
+        console(event)
+    path, _ = writer.where(found)
+    lines = out.getvalue().splitlines()
+    long = [line for line in lines if len(line) > 80]
+    assert long and all(line in (f"  -> {path}", f"  toolfuzz show {shlex.quote(str(path))}") for line in long)
+    assert lines[0] == f"diverges: {found.signature}"
+    # The detail goes on under itself, every word kept.
+    detail = lines[1:next(n for n, line in enumerate(lines) if line.startswith("  ("))]
+    assert len(detail) > 1 and " ".join(detail).split() == f"robustness: {found.divergence.detail}".split()
+    reduced = lines[next(n for n, line in enumerate(lines) if line.startswith("not reduced: 3 divergences")):]
+    assert len(reduced) > 1 and all(line.startswith("  ") for line in reduced[1:])
+    # Not fitted (a pipe, or --wide): each said on a line of its own, as before.
+    plain = io.StringIO()
+    Console(plain, writer)(Found(found))
+    assert plain.getvalue().splitlines()[1] == f"  robustness: {found.divergence.detail}"

@@ -6,7 +6,7 @@ import json
 import random
 from pathlib import Path
 
-from toolfuzz.corpus.curation import load_corpus
+from toolfuzz.corpus.entries import load_corpus
 from toolfuzz.outputs.matrix import render_matrix
 from tests.paths import ROOT
 
@@ -98,3 +98,23 @@ def test_a_range_found_by_bisect_is_shown_beside_its_statement_and_in_corpus_che
     path.write_text(json.dumps(doc), encoding="utf-8")
     page = render_matrix(load_corpus([str(tmp_path)]), tmp_path, "cmd")
     assert "... Fails on somelib 1.4.0 – 1.6.2, fixed in 1.6.3 (toolfuzz bisect). [a.json](somelib/a.json)" in page
+
+
+def test_for_a_terminal_the_tables_fit_its_width_and_the_page_s_bytes_are_untouched():
+    entries = load_corpus([str(FINDINGS)])
+    page = render_matrix(entries, FINDINGS, COMMAND)
+    assert render_matrix(entries, FINDINGS, COMMAND, None) == page
+    assert max(len(line) for line in page.splitlines()) > 100
+    for width in (80, 100):
+        text = render_matrix(entries, FINDINGS, COMMAND, width)
+        assert max(len(line) for line in text.splitlines()) <= width
+    text = render_matrix(entries, FINDINGS, COMMAND, 100)
+    # The tables are aligned text, no Markdown; a mutant's kinds in one column, each with its profiles.
+    assert "|---|" not in text and "| `selftest" not in text
+    (header,) = [line for line in text.splitlines() if line.startswith("mutant ")]
+    assert header.split() == ["mutant", "version", "kinds", "fixtures"]
+    row = text[text.index("\nselftest-key-by-id "):].splitlines()
+    assert row[1].split()[2:4] == ["arguments_misattributed", "1"] and row[2].split() == [
+        "phantom_call", "1", "(index-from-one)"]
+    # Every statement is still there, each under its dash.
+    assert text.count("\n- `") == page.count("\n- `")

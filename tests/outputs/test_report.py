@@ -93,7 +93,7 @@ def test_a_bad_shard_is_one_usage_error(text):
 def test_fixed_findings_replays_a_crash_fixture_in_a_child_and_names_only_what_no_longer_dies(tmp_path):
 
     from toolfuzz.outputs.report import fixed_findings
-    from toolfuzz.judge.contestants import resolve_all
+    from toolfuzz.targets.specs import resolve_all
     from toolfuzz.targets.selftest import PLAIN
 
     seed = ROOT / "findings" / "seed" / "two-calls-interleaved.json"

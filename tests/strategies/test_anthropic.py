@@ -13,7 +13,7 @@ import pytest
 from toolfuzz import strategies
 from tests.adapter_checks import require
 from toolfuzz.vocabulary import COMPLETING
-from toolfuzz.judge.sandbox import chunks_of, parse_chunks
+from toolfuzz.judge.feeding import chunks_of, parse_chunks
 from tests.dialect_streams import QUICK, SMALL, whole_characters
 from toolfuzz.strategies.dialects import anthropic, responses
 from toolfuzz.strategies.dialects.calls import plan_calls

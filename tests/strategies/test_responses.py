@@ -12,7 +12,7 @@ from toolfuzz import strategies
 from tests.adapter_checks import require
 from tests.dialect_streams import whole_characters
 from toolfuzz.vocabulary import Tool
-from toolfuzz.judge.sandbox import chunks_of, parse_chunks
+from toolfuzz.judge.feeding import chunks_of, parse_chunks
 from toolfuzz.strategies.profiles import RESPONSES_PROFILES
 from toolfuzz.strategies.cases import PLAIN_WIRE
 

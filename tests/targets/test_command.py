@@ -27,7 +27,7 @@ from toolfuzz.errors import UsageError
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.vocabulary import Case
 from toolfuzz.judge.sandbox import observe
-from toolfuzz.judge.contestants import resolve
+from toolfuzz.targets.specs import resolve
 from toolfuzz.targets.command import Child, CommandError, command_target
 from toolfuzz.targets.reference import assemble
 from tests.adapter_checks import node_example as installed_node_example

@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 
 from toolfuzz.judge.compare_partial import compare_partial
 from toolfuzz.judge.prefixes import texts_of
-from toolfuzz.judge.sandbox import PrefixAnswer
+from toolfuzz.judge.observation import PrefixAnswer
 from toolfuzz.targets.reference.partial import parse
 from toolfuzz.vocabulary import COMPLETE, Call, Outcome
 

@@ -8,7 +8,8 @@ import pytest
 from toolfuzz import strategies
 from toolfuzz.judge.compare import compare
 from toolfuzz.vocabulary import Tool
-from toolfuzz.judge.sandbox import chunks_of, observe
+from toolfuzz.judge.feeding import chunks_of
+from toolfuzz.judge.sandbox import observe
 from toolfuzz.targets.registry import REFERENCE
 from toolfuzz.targets.selftest import PLAIN, SELFTEST
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from toolfuzz.corpus.fixtures import iter_fixture_paths, load
-from toolfuzz.judge.sandbox import chunks_of, parse_chunks
+from toolfuzz.judge.feeding import chunks_of, parse_chunks
 from toolfuzz.engine.search import search, search_for_kind
 from toolfuzz.targets.registry import REFERENCE
 from toolfuzz.targets.selftest import PLAIN, SELFTEST

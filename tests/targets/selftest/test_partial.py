@@ -6,7 +6,7 @@ import pytest
 
 from toolfuzz import strategies
 from toolfuzz.engine.search import search, search_for_kind
-from toolfuzz.judge.contestants import plain_target
+from toolfuzz.targets.specs import plain_target
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.registry import REFERENCE_PARTIAL
 from toolfuzz.targets.selftest import SELFTEST

@@ -14,7 +14,7 @@ import pytest
 from toolfuzz.cli import main
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.errors import UsageError
-from toolfuzz.judge import environments
+from toolfuzz.targets import environments
 from tests.paths import ROOT
 from tests.processes import marked, survivors
 
@@ -134,7 +134,7 @@ def test_a_built_in_target_runs_inside_an_environment_beside_itself_in_process(t
 SPINNING_SERVE = textwrap.dedent('''
     import os, sys
     from pathlib import Path
-    import toolfuzz.judge.contestants as contestants
+    import toolfuzz.targets.specs as contestants
 
     calls = Path(sys.argv[1]) / f"calls-{os.getppid()}"  # counted for each process that starts this one
 

@@ -1,10 +1,12 @@
 """``--target SPEC``: built-in names, module:attr, file.py:attr, and one clear error for each bad spec."""
 
 
+import sys
+
 import pytest
 
 from toolfuzz.errors import UsageError
-from toolfuzz.judge.contestants import qualified_name, resolve, resolve_all
+from toolfuzz.targets.specs import qualified_name, resolve, resolve_all
 from toolfuzz.targets.selftest.plain import assemble_chunks
 from toolfuzz.targets.selftest import SELFTEST
 from tests.paths import DATA
@@ -108,3 +110,21 @@ def test_a_built_in_target_on_a_release_older_than_its_adapter_supports_says_whi
     assert adapters.unavailable("too-old-one") == (f"needs hypothesis {newer} or later, not {installed}: "
                                                    "what it reads came in that release")
     assert adapters.verified()["too-old-one"] == f"this adapter: {newer} and later"
+
+
+def test_a_module_in_the_current_folder_is_found_as_python_m_finds_it(tmp_path, monkeypatch):
+    # The toolfuzz script's import path starts with its own folder, not the current one.
+    (tmp_path / "beside_the_user.py").write_text("def assemble(chunks):\n    return []\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    (t,) = resolve("beside_the_user:assemble")
+    assert t.name == "beside_the_user:assemble" and t.fn([]) == []
+    # Last on the path: it never shadows an installed module of the same name.
+    assert sys.path[-1] == str(tmp_path)
+
+
+def test_a_missing_module_in_the_current_folder_is_still_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    with pytest.raises(UsageError, match="cannot import not_here_at_all"):
+        resolve("not_here_at_all:assemble")

@@ -4,7 +4,8 @@ A spec is one of:
 
 * the name of a built-in target (``toolfuzz targets`` lists them), or
   ``selftest`` for every self-test mutant;
-* ``module:attr`` - a callable (or a Target) importable by module path;
+* ``module:attr`` - a callable (or a Target) importable by module path, installed or in the current
+  folder (as ``python -m`` finds it);
 * ``path/to/file.py:attr`` - the same from a file, loaded without editing
   the project or ``sys.path``;
 * ``cmd:COMMAND`` - a program in any language speaking the subprocess
@@ -29,6 +30,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import os
 import shlex
 import shutil
 import sys
@@ -39,7 +41,7 @@ from typing import Any
 from toolfuzz.errors import UsageError
 from toolfuzz.vocabulary import DIALECTS, TEXT_DIALECTS
 from toolfuzz.targets.base import LEVELS, PARTIAL_CLAIMS, PLAIN_CLAIMS, Target
-from toolfuzz.judge import environments
+from toolfuzz.targets import environments
 from toolfuzz.targets import adapters
 from toolfuzz.targets.adapters.scopes import scope_for
 from toolfuzz.targets.command import CommandError, command_target
@@ -193,11 +195,29 @@ def _command(spec: str, command: str, level: str) -> Target:
 
 def _import(spec: str, name: str) -> Any:
     try:
-        return importlib.import_module(name)
+        return _import_from_here(name)
     except ImportError as e:
         raise UsageError(f"--target {spec}: cannot import {name}: {e}") from None
     except Exception as e:  # noqa: BLE001 - the module's own import-time failure, reported in one line
         raise UsageError(f"--target {spec}: importing {name} raised {type(e).__name__}: {e}") from None
+
+
+def _import_from_here(name: str) -> Any:
+    """Import ``name`` as ``python -m`` would find it: installed, or else in the current folder.
+
+    ``python -m`` and ``python -c`` put the current folder on the import path; the ``toolfuzz`` script puts its
+    own folder there instead, so ``--target my_module:assemble`` beside the user was not found without
+    ``PYTHONPATH=.``.  The current folder goes last, so a file that happens to share an installed package's
+    name never shadows it; a worker resolves its targets by the same rule from the same folder.
+    """
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        here = os.getcwd()
+        if e.name != name.partition(".")[0] or "" in sys.path or here in sys.path:
+            raise
+        sys.path.append(here)
+        return importlib.import_module(name)
 
 
 def _load_file(spec: str, path: str) -> Any:

@@ -139,8 +139,9 @@ def _toolfuzz_source() -> str:
     url = direct.get("url", "")
     if url.startswith("file://") and Path(url[len("file://"):], "pyproject.toml").is_file():
         return url[len("file://"):]
-    checkout = Path(__file__).resolve().parents[2]
-    if (checkout / "pyproject.toml").is_file():
+    # This file is targets/environments.py of a checkout: the checkout holds pyproject.toml and harness/ beside it.
+    checkout = Path(__file__).resolve().parents[1]
+    if (checkout / "pyproject.toml").is_file() and (checkout / "harness").is_dir():
         return str(checkout)
     return f"toolfuzz=={__version__}"
 

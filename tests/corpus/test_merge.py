@@ -1,81 +1,23 @@
-"""The corpus (harness/corpus/curation.py): merge by signature keeping the smallest, shrink again, check what changed."""
+"""``corpus merge``: one file per root cause, the smallest kept, nothing lost (folded ones kept as variants)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
-from toolfuzz.corpus.curation import check, load_corpus, merge, minimize, shrink, signature
+from toolfuzz.corpus.entries import signature
+from toolfuzz.corpus.merge import merge
 from toolfuzz.errors import UsageError
 from toolfuzz.corpus.fixtures import FixtureError, dumps, iter_fixture_paths, load, loads, write_atomic
-from toolfuzz.corpus.grades import diverging
-from toolfuzz.corpus.replay import load_fixtures, replay
-from toolfuzz.targets.base import Target
-from toolfuzz.targets.selftest import PLAIN, SELFTEST
-from toolfuzz.vocabulary import StreamError
+from tests.corpus.edited import bloated, copy_tree
 from tests.paths import ROOT
 
 FINDINGS = ROOT / "findings"
 SEED = FINDINGS / "seed"
 SHARED = FINDINGS / "selftest-shared-buffer" / "arguments_misattributed--interleaved+multi-call.json"
-HAND_OUT = "selftest-hand-out-after-disconnect"
-RAISED = FINDINGS / "openai" / "openai-stream-state--raised--index-missing.json"
-
-
-def copy_tree(src: Path, dst: Path) -> Path:
-    shutil.copytree(src, dst)
-    return dst
-
-
-def bloated(path: Path, out: Path) -> Path:
-    """The fixture at ``path`` with keep-alive comments before every event and its wire cut into 40-byte reads."""
-    fixture = load(path)
-    wire = b": keep-alive\n" + fixture.case.wire.replace(b"\n\n", b"\n\n: keep-alive\n")
-    reads = tuple(wire[i:i + 40] for i in range(0, len(wire), 40))
-    # What the stream means is unchanged: the same events, the same expected outcome.
-    case = dataclasses.replace(fixture.case, reads=reads)
-    write_atomic(out, dumps(dataclasses.replace(fixture, case=case)))
-    return out
-
-
-def recording(path: Path, out: Path, observed: dict) -> Path:
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    doc["observed"] = observed
-    write_atomic(out, json.dumps(doc, indent=2) + "\n")
-    return out
-
-
-# -- signatures and merge ----------------------------------------------------
-
-def test_a_fixture_signature_is_the_one_its_run_recorded_and_can_be_worked_out_without_it():
-    entries = [e for e in load_corpus([str(FINDINGS)]) if e.path.parent.name.startswith("selftest-")]
-    assert len(entries) >= 9
-    for e in entries:
-        assert e.signature == e.fixture.found["signature"], e.path
-        unsigned = dataclasses.replace(e.fixture, found={"by": "hand"})
-        assert signature(unsigned) == e.fixture.found["signature"], e.path
-
-
-def test_every_library_fixture_says_what_goes_wrong_for_its_user():
-    # A maintainer reads the statement first (findings/README.md): a library's divergence without one has not
-    # been checked against the library's code.  The self-test mutants' fixtures need none.
-    mutants = {t.name for t in (PLAIN, *SELFTEST)}
-    unstated = sorted(e.path.relative_to(FINDINGS).as_posix() for e in load_corpus([str(FINDINGS)])
-                      if not e.fixture.statement.strip()
-                      and any(target not in mutants for target, _ in diverging(e.fixture)))
-    assert not unstated, f"{len(unstated)} library fixtures without a statement:\n" + "\n".join(unstated)
-
-
-def test_a_fixture_with_no_recorded_divergence_is_known_by_its_content(tmp_path):
-    a = load(SEED / "cut-inside-string.json")
-    assert signature(a).startswith("case/") and signature(a) == signature(loads(dumps(a)))
-    renamed = dataclasses.replace(a, name="another name", description="words")
-    assert signature(renamed) == signature(a)  # the same case under another name is the same fixture
-    assert signature(load(SEED / "cut-after-backslash.json")) != signature(a)
 
 
 def test_a_new_fixture_goes_beside_the_corpus_s_fixtures_of_its_target_in_the_corpus_s_layout(tmp_path):
@@ -295,143 +237,3 @@ def test_a_bad_input_stops_the_merge_before_anything_is_written(tmp_path):
 
 
 # -- minimize ----------------------------------------------------------------
-
-def test_shrink_removes_comments_and_read_boundaries_and_keeps_what_the_case_was_built_with():
-    case = load(SEED / "two-calls-interleaved.json").case
-    wire = b": hello\n" + case.wire.replace(b"\n\n", b"\n\n: keep-alive\n")
-    case = dataclasses.replace(case, reads=tuple(wire[i:i + 25] for i in range(0, len(wire), 25)))
-    keeps_second = lambda c: b'call_w1' in c.wire and b": hello" in c.wire  # noqa: E731
-    smaller, tries = shrink(case, keeps_second, deadline=float("inf"))
-    assert keeps_second(smaller) and smaller.size < case.size and tries > 0
-    assert len(smaller.reads) == 1  # every boundary went
-    # Every event is still there, and only the comment the predicate needs: what the stream means never changes.
-    assert smaller.wire == b": hello\n" + load(SEED / "two-calls-interleaved.json").case.wire
-    assert (smaller.expected, smaller.events) == (case.expected, case.events)
-
-
-def test_shrink_keeps_comments_where_the_bound_on_stream_bytes_decides_the_outcome():
-    case = load(SEED / "two-calls-interleaved.json").case
-    wire = b": keep-alive\n" + case.wire
-    bounded = dataclasses.replace(case, reads=(wire,), expected=dataclasses.replace(
-        case.expected, error=StreamError("stream_too_large", "the stream passed N bytes")))
-    smaller, _ = shrink(bounded, lambda c: True, deadline=float("inf"))
-    assert smaller.wire == wire
-
-
-def test_minimize_shrinks_a_bloated_fixture_back_and_it_still_fails_as_recorded(tmp_path):
-    path = bloated(SHARED, tmp_path / "selftest-shared-buffer" / SHARED.name)
-    before = load(path).case.size
-    (result,) = minimize([str(path)])
-    assert result.action == "shrunk" and result.before == before and result.after < before
-    after = load(path)
-    assert after.case.size <= load(SHARED).case.size  # at least as small as the run's own shrink
-    assert after.found["minimized"]["from"] == {"calls": before[0], "reads": before[1], "bytes": before[2]}
-    assert after.name == load(SHARED).name and signature(after) == signature(load(SHARED))
-    report = replay(load_fixtures([str(path)]))
-    assert [c.verdict for c in report.cells] == ["ok", "still fails"]
-
-
-def test_a_minimized_fixture_keeps_what_its_target_wrote_on_the_new_case_not_on_the_old_one(tmp_path):
-    path = bloated(SHARED, tmp_path / SHARED.name)
-    fixture = load(path)
-    name = "selftest-shared-buffer"
-    observed = {**fixture.observed, name: {**fixture.observed[name], "output": {"stdout": "on the bloated case\n"}}}
-    write_atomic(path, dumps(dataclasses.replace(fixture, observed=observed)))
-    (result,) = minimize([str(path)])
-    # The self-test target writes nothing: what it wrote on the case it no longer records is not kept beside it.
-    assert result.action == "shrunk" and "output" not in load(path).observed[name]
-
-
-def test_a_minimized_fixture_is_minimal_and_left_as_it_is(tmp_path):
-    path = bloated(SHARED, tmp_path / SHARED.name)
-    (first,) = minimize([str(path)])
-    shrunk = path.read_bytes()
-    (result,) = minimize([str(path)])
-    assert first.action == "shrunk" and result.action == "minimal"
-    assert path.read_bytes() == shrunk
-
-
-def test_dry_run_writes_nothing(tmp_path):
-    path = bloated(SHARED, tmp_path / SHARED.name)
-    raw = path.read_bytes()
-    (result,) = minimize([str(path)], write=False)
-    assert result.action == "shrunk" and path.read_bytes() == raw
-
-
-def test_minimize_records_the_crash_state_of_a_raise_written_without_one_so_merge_folds_the_same_raise(tmp_path):
-    found = {k: v for k, v in load(RAISED).found.items() if k != "crash_state"}
-    older = dataclasses.replace(load(RAISED), found={**found, "signature": "openai-stream-state/raised/index-missing"})
-    corpus = tmp_path / "corpus" / "openai"
-    path = corpus / RAISED.name
-    write_atomic(path, dumps(older))
-    hand = tmp_path / "older.json"
-    write_atomic(hand, dumps(older))
-    (result,) = minimize([str(path)], write=False)
-    assert result.action == "minimal" and path.read_bytes() == hand.read_bytes()
-    (result,) = minimize([str(path)])
-    state = load(path).found["crash_state"]
-    assert result.detail == f"crash state recorded: {state}" and state.startswith("TypeError at openai.")
-    assert signature(load(path)) == f"openai-stream-state/raised[{state}]/index-missing"
-    assert load(path).statement == load(hand).statement and load(path).case == load(hand).case
-    assert state == load(RAISED).found["crash_state"]
-    # The same raise as a night's run writes it (the state in its signature) is now the one already there.
-    night = tmp_path / "night" / "openai-stream-state" / "raised.json"
-    night.parent.mkdir(parents=True)
-    shutil.copy(path, night)
-    (merged,) = merge([str(night.parent)], tmp_path / "corpus")
-    assert merged.action == "kept" and merged.path == path
-    # Before the state was recorded, it would have gone in beside it as a root cause of its own.
-    write_atomic(path, hand.read_bytes())
-    (merged,) = merge([str(night.parent)], tmp_path / "corpus")
-    assert merged.action == "added"
-
-
-def test_a_fixture_its_target_now_passes_is_reported_fixed_and_one_with_nothing_recorded_skipped(tmp_path):
-    fixed = recording(SEED / "two-calls-interleaved.json", tmp_path / "fixed.json",
-                      {HAND_OUT: {"verdict": "diverges", "kind": "incomplete_handed_on", "version": "0.9"}})
-    shutil.copy(SEED / "cut-inside-string.json", tmp_path / "seed.json")
-    results = {r.path.name: r for r in minimize([str(tmp_path)])}
-    assert results["fixed.json"].action == "fixed"
-    assert results["fixed.json"].detail == f"fixed in {HAND_OUT} (unversioned) (recorded on 0.9)"
-    assert results["seed.json"].action == "skipped"
-    assert fixed.read_bytes() == recording(SEED / "two-calls-interleaved.json", tmp_path / "again.json",
-                                           {HAND_OUT: {"verdict": "diverges", "kind": "incomplete_handed_on",
-                                                       "version": "0.9"}}).read_bytes()
-
-
-# -- check -------------------------------------------------------------------
-
-def test_check_sorts_recorded_cells_and_passes_when_the_mutants_still_fail():
-    result = check([str(FINDINGS / "selftest-key-by-id"), str(SEED)])
-    assert result.exit_code == 0
-    assert len(result.classes["still failing"]) == 2
-    assert not result.classes["reference disagrees"] and not result.classes["new"]
-
-
-def test_a_library_that_fixed_its_bug_is_reported_fixed_in_its_version_and_does_not_fail(tmp_path):
-    path = recording(SEED / "two-calls-interleaved.json", tmp_path / "lib.json",
-                     {"somelib": {"verdict": "diverges", "kind": "call_lost", "version": "1.0"}})
-    plain = Target(name="somelib", fn=PLAIN.fn, version="2.0")
-    result = check([str(path)], [plain])
-    (cell,) = result.classes["fixed"]
-    assert result.exit_code == 0
-    assert result.to_json()["classes"]["fixed"][0]["fixed_in"] == "fixed in somelib 2.0 (recorded on 1.0)"
-    assert cell.target == "somelib"
-
-
-def test_a_self_test_fixture_that_passes_fails_the_check(tmp_path):
-    path = recording(SEED / "two-calls-interleaved.json", tmp_path / "mutant.json",
-                     {HAND_OUT: {"verdict": "diverges", "kind": "incomplete_handed_on"}})
-    result = check([str(path)])
-    assert result.exit_code == 1 and len(result.classes["must fail, passes"]) == 1
-
-
-def test_a_fixture_the_reference_disagrees_with_fails_the_check_and_a_new_divergence_does_not(tmp_path):
-    doc = json.loads((SEED / "two-calls-interleaved.json").read_text(encoding="utf-8"))
-    doc["expected"]["calls"][0]["arguments"] += " "
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(doc))
-    assert check([str(bad)]).exit_code == 1
-    lost = Target(name="loses-everything", fn=lambda chunks: [])
-    result = check([str(SEED / "two-calls-interleaved.json")], [lost])
-    assert result.exit_code == 0 and [c.kind for c in result.classes["new"]] == ["call_lost"]
