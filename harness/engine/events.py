@@ -130,6 +130,8 @@ class Stats:
     #: Examples each target ran on (a target runs only on the dialects it lists).
     by_target: dict[str, int] = field(default_factory=dict)
     seconds_in: dict[str, float] = field(default_factory=dict)
+    #: Of those, the seconds each target spent running out of time (a known time-out's hits included).
+    seconds_timed_out: dict[str, float] = field(default_factory=dict)
     flaky: list[str] = field(default_factory=list)
     #: Examples generated that had each feature (profiles and transport variants).
     by_feature: dict[str, int] = field(default_factory=dict)
@@ -175,6 +177,7 @@ class Stats:
         """Count ``other``'s examples, figures and tables into this one (a worker's, or another unit's)."""
         self.examples += other.examples
         for mine, theirs in ((self.by_target, other.by_target), (self.seconds_in, other.seconds_in),
+                             (self.seconds_timed_out, other.seconds_timed_out),
                              (self.by_feature, other.by_feature), (self.out_of_scope, other.out_of_scope),
                              (self.pass_probes, other.pass_probes), (self.pass_kept, other.pass_kept)):
             _add(mine, theirs)

@@ -11,6 +11,7 @@ from toolfuzz.engine.known import Known, Root
 from toolfuzz.engine.search import FINISHING_SHARE, TIMEOUT_MARGIN, _first_new, search, search_for_kind
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.judge.observation import Observation
+from toolfuzz.judge.sandbox import observe
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.cases import Planner
 from toolfuzz.targets.base import Target
@@ -195,6 +196,33 @@ def test_a_case_that_runs_out_of_time_again_is_a_finding():
     findings, stats = search([replace(REFERENCE.wrapped(sticking), name="stuck")], PLAIN, max_examples=2,
                              budget=600, seed=1, timeout=0.3)
     assert [f.divergence.kind for f in findings] == ["timed_out"] and stats.flaky == []
+
+
+def test_once_a_target_s_time_out_is_known_its_later_cases_cost_a_share_of_the_limit_each(monkeypatch):
+    # Each hit of a known time-out used to pay the whole limit again (issue 40: sglang's pythonic parser).
+    import toolfuzz.engine.search as searching
+
+    limits = []
+
+    def observing(target, case, payloads=None, timeout=5.0, prefixes=None):
+        limits.append(timeout)
+        return observe(target, case, payloads, timeout, prefixes)
+
+    def sticking(assemble):
+        def stuck(*args, **kwargs):
+            while True:
+                pass
+        return stuck
+
+    monkeypatch.setattr(searching, "observe", observing)
+    stuck = replace(REFERENCE.wrapped(sticking), name="stuck")
+    findings, stats = search([stuck, PLAIN_ASSEMBLER], PLAIN, max_examples=4, budget=600, seed=1, timeout=1.0)
+    assert [f.divergence.kind for f in findings] == ["timed_out"]
+    # The first case at the limit, run again at twice it (a new time-out, confirmed), then on the plain
+    # assembler, and its reduced case on the plain assembler again; then each later case: the stuck target
+    # under a share of the limit (a hit), and the plain assembler, which has no known time-out, under all of it.
+    assert limits[:4] == [1.0, 2.0, 1.0, 1.0] and limits[4:] == [0.25, 1.0] * 3
+    assert stats.hits[findings[0].signature] == 3 and set(stats.seconds_timed_out) == {"stuck"}
 
 
 def test_a_search_that_replaces_a_root_cause_found_before_it_started_counts_only_its_own():
