@@ -119,15 +119,18 @@ def text_format(dialect: str) -> str | None:
     return name if colon and head == "text" and name in TEXT_FORMATS else None
 
 
-#: A run of digits as long as the shortest integer past 64 bits: orjson reads such an integer as a float.
-_LONG_DIGITS = re.compile(rb"\d{19}")
+#: Every ASCII digit written as ``0``, so that a run of digits as long as the shortest integer past 64 bits (which
+#: orjson reads as a float) is a run of that many zeros: a translate and a substring search, both in C, cost a
+#: fifth of what a regular expression's scan did, and the scan had doubled the reference's time per chunk.
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
+_LONG_DIGITS = b"0" * 19
 
 
 def exact_json(payload: bytes) -> Any:
     """A JSON payload read fast (orjson), and exactly where it may hold an integer past 64 bits, which orjson
     turns into a float without a word (json keeps every digit).  NaN and Infinity are refused either way.
     Raises ValueError for what is not JSON."""
-    if _LONG_DIGITS.search(payload) is None:
+    if _LONG_DIGITS not in payload.translate(_DIGITS_AS_ZERO):
         return orjson.loads(payload)
     return json.loads(payload, parse_constant=_not_json)
 

@@ -48,6 +48,10 @@ def test_a_payload_is_read_exactly_even_where_orjson_would_round_an_integer_past
     assert exact_json(big) == {"input": {"n": 73108993792763518068009, "m": -9223372036854775809}, "x": 1.5}
     # what an events-level target is handed, and what the reference reads, keep every digit too
     assert parse_chunks([big])[0]["input"]["n"] == 73108993792763518068009
+    # 18 digits are read fast and exactly; 19 digits split by a non-digit are no long integer.
+    assert exact_json(b'{"n": 999999999999999999, "s": "123456789.123456789"}') == {
+        "n": 999999999999999999, "s": "123456789.123456789"}
+    assert exact_json(b'[9223372036854775808]') == [9223372036854775808]
     for bad in (b'{"n": NaN, "id": "1234567890123456789012"}', b'{"n": NaN}', b"{"):
         with pytest.raises(ValueError):
             exact_json(bad)
