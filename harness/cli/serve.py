@@ -25,6 +25,7 @@ from toolfuzz.targets.specs import resolve
 from toolfuzz.judge.observation import Observation
 from toolfuzz.judge.sandbox import observe
 from toolfuzz.targets.command import PROTOCOL
+from toolfuzz.targets.base import LEVEL, Fed
 from toolfuzz.vocabulary import Case, Outcome, Tool
 
 
@@ -71,14 +72,15 @@ def _answer(target: Any, line: str) -> dict[str, Any]:
     try:
         request = json.loads(line)
         dialect = request["dialect"]
-        if target.level == "partial":
+        fed = LEVEL[target.level].fed
+        if fed is Fed.PREFIXES:
             text = request["text"]
             if not isinstance(text, str):
                 raise TypeError(f"text is {type(text).__name__}, not a string")
             seen = observe(target, Case(reads=(), expected=Outcome(), dialect=dialect), timeout=0,
                            prefixes=[(0, len(text), text)])
             return _as_answer(seen, target)
-        if target.level == "producer":
+        if fed is Fed.BATCHES:
             # The batches as text, and the request's tools, which a parser reads the calls against.
             batches, tools = request["batches"], request["tools"]
             if not isinstance(batches, list) or not all(isinstance(b, str) for b in batches):
@@ -86,7 +88,7 @@ def _answer(target: Any, line: str) -> dict[str, Any]:
             case = Case(reads=tuple(b.encode("utf-8", "surrogatepass") for b in batches), expected=Outcome(),
                         dialect=dialect, tools=tuple(Tool(t["name"], t["parameters"]) for t in tools))
             return _as_answer(observe(target, case, None, timeout=0), target, produced=True)
-        if target.level == "events":
+        if fed is Fed.CHUNKS:
             payloads = [json.dumps(c, separators=(",", ":")).encode("utf-8", "surrogatepass")
                         for c in request["chunks"]]
             case = Case(reads=(), expected=Outcome(), dialect=dialect)

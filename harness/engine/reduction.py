@@ -35,7 +35,7 @@ from toolfuzz.judge.observation import Observation
 from toolfuzz.judge.sandbox import observe
 from toolfuzz.strategies.reads import STAGE, moved_cuts, pinned
 from toolfuzz.strategies.reduce import PLAINER, Edit, Redraw, edits, lowerings, redraws, swaps
-from toolfuzz.targets.base import LEVEL, Target
+from toolfuzz.targets.base import LEVEL, Fed, Target
 from toolfuzz.vocabulary import Case
 
 __all__ = ["Reduced", "reduce", "Reducer", "ReductionSettings", "ReductionHooks", "Pass", "PASSES", "same_divergence",
@@ -255,7 +255,7 @@ class Reducer:
             return best.observation, [], RENDER_WORK
         payloads = chunks_of(smaller)
         self.hooks.on_probe(smaller)
-        if target.level == "partial" and _texts(smaller) == _texts(best.case):
+        if LEVEL[target.level].fed is Fed.PREFIXES and _texts(smaller) == _texts(best.case):
             seen = best.observation  # a partial parser sees only the texts and where they are cut
         else:
             seen = observe(target, smaller, payloads, self.settings.timeout)
