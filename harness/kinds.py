@@ -12,7 +12,7 @@ The judge reports a divergence as a *kind*; everything else the project says of 
 * its **harm** (:class:`toolfuzz.severity.Harm`) and the **rule** it breaks, with that rule's source
   (:class:`toolfuzz.severity.Rule`): together with the evidence for a case's shapes, its severity;
 * its **traits** (:class:`Trait`): how root causes of it are told apart (:mod:`toolfuzz.engine.known`);
-* its **meaning**, the line the README's docs, the findings matrix and every report print.
+* its **meaning**, the line docs/divergences.md, the findings matrix and every report print.
 
 The rows are in the order the judge checks the kinds: a case that diverges in several kinds at once is
 reported under the first.  docs/divergences.md prints the table (tests/test_kinds.py holds the two the same).
