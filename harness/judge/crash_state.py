@@ -10,8 +10,9 @@ import functools
 import os
 import sysconfig
 from types import FrameType
+from typing import Iterable, Iterator
 
-__all__ = ["crash_state", "own_frame", "STATE_FRAMES"]
+__all__ = ["crash_state", "own_frames", "own_frame", "stack_of", "STATE_FRAMES"]
 
 
 #: How many of the target's own frames a crash state names, innermost first.
@@ -50,15 +51,29 @@ def crash_state(error: BaseException) -> str:
     while tb is not None:
         frames.append(tb.tb_frame)
         tb = tb.tb_next
+    own = own_frames(reversed(frames))
+    name = type(error).__name__
+    return f"{name} at {' < '.join(own)}" if own else name
+
+
+def own_frames(innermost_first: Iterable[FrameType]) -> list[str]:
+    """The first :data:`STATE_FRAMES` of these frames that are the target's own code, as ``module.function``
+    each: what a crash state names, and what a blocked action is said to come from."""
     own: list[str] = []
-    for frame in reversed(frames):
+    for frame in innermost_first:
         where = own_frame(frame)
         if where is not None:
             own.append(where)
             if len(own) == STATE_FRAMES:
                 break
-    name = type(error).__name__
-    return f"{name} at {' < '.join(own)}" if own else name
+    return own
+
+
+def stack_of(frame: FrameType | None, until: str) -> Iterator[FrameType]:
+    """``frame`` and its callers, innermost first, up to the first frame of the module ``until``."""
+    while frame is not None and frame.f_globals.get("__name__") != until:
+        yield frame
+        frame = frame.f_back
 
 
 def own_frame(frame: FrameType) -> str | None:

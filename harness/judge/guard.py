@@ -15,7 +15,7 @@ import tempfile
 import threading
 from typing import Any
 
-from toolfuzz.judge.crash_state import STATE_FRAMES, own_frame
+from toolfuzz.judge.crash_state import own_frames, stack_of
 
 __all__ = ["TargetBlocked", "TargetTimedOut", "install_hook", "on_alarm", "AGAIN", "state"]
 
@@ -63,14 +63,9 @@ def _from_where() -> str:
     names them.  What was blocked alone (``subprocess.Popen ('uname', ...)``) does not say which library ran
     it, or on which of its paths: the openai SDK runs ``uname -p`` for its platform headers on a client's first
     request, and the maintainer needs that frame to see it."""
-    own: list[str] = []
-    frame = sys._getframe(2)  # past this function and the audit hook
-    # Up to the sandbox's frame that called the target: what called the sandbox is not the target's.
-    while frame is not None and len(own) < STATE_FRAMES and frame.f_globals.get("__name__") != _RUNNER:
-        where = own_frame(frame)
-        if where is not None:
-            own.append(where)
-        frame = frame.f_back
+    # Past this function and the audit hook, up to the sandbox's frame that called the target: what called the
+    # sandbox is not the target's.
+    own = own_frames(stack_of(sys._getframe(2), until=_RUNNER))
     return f" from {' < '.join(own)}" if own else ""
 
 
