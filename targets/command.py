@@ -57,6 +57,7 @@ import time
 import weakref
 from typing import Any, BinaryIO
 
+from toolfuzz.identity import CrashState
 from toolfuzz.vocabulary import DIALECTS, OUTPUT_KEPT, TEXT_DIALECTS, Output, kept_from, kept_output
 from toolfuzz.targets.base import (ALL_CLAIMS, ANY_SCOPE, LEVEL, BadReturn, Fed, LEVELS, Limit, PLAIN_CLAIMS,
                                    RELAXATIONS, Scope, Target)
@@ -92,7 +93,7 @@ class ChildRaised(Exception):
 
     #: Where the program says it raised (``toolfuzz.judge.crash_state.crash_state``): this side's
     #: traceback ends in the protocol's glue, and only the program knows its own frames.
-    crash_state: str | None = None
+    crash_state: CrashState | None = None
 
 
 class ChildDied(Exception):
@@ -532,23 +533,23 @@ def _raised(error: Any) -> ChildRaised:
         raised.crash_state = _state_of_message(message)
     elif name not in _raised_types and len(_raised_types) >= 256:
         raised = ChildRaised(f"{name}: {message}")
-        raised.crash_state = name
+        raised.crash_state = CrashState(name)
     else:
         if name not in _raised_types:
             _raised_types[name] = type(name, (ChildRaised,), {"__module__": __name__})
         raised = _raised_types[name](message)
-        raised.crash_state = name
+        raised.crash_state = CrashState(name)
     given = error.get("crash_state")
     if isinstance(given, str) and given.strip():
         # One line, bounded: it is a key findings are clustered by, not a report.
-        raised.crash_state = " ".join(given.split())[:300]
+        raised.crash_state = CrashState.parse(" ".join(given.split())[:300])
     return raised
 
 
-def _state_of_message(message: str) -> str:
+def _state_of_message(message: str) -> CrashState:
     """The crash state of an error that names no type: the message's "Type:" prefix, if it has one."""
     head = message.partition(":")[0].strip()
-    return head if ":" in message and _IDENTIFIER.fullmatch(head) else "raised"
+    return CrashState(head if ":" in message and _IDENTIFIER.fullmatch(head) else "raised")
 
 
 def command_target(argv: list[str], *, level: str = "events", summary: str = "",

@@ -116,12 +116,12 @@ def _judged(seen: Observation, target: Any, produced: bool) -> dict[str, Any]:
             else seen.raised)
     if what:
         kind, _, message = what.partition(": ")
-        return {"error": {"type": kind, "message": message, "crash_state": seen.crash_state or kind}}
+        return {"error": {"type": kind, "message": message, "crash_state": str(seen.crash_state or kind)}}
     if seen.prefixes is not None:
         (shown,) = seen.prefixes
         if shown.raised is not None:
             kind, _, message = shown.raised.partition(": ")
-            return {"error": {"type": kind, "message": message, "crash_state": shown.crash_state or kind}}
+            return {"error": {"type": kind, "message": message, "crash_state": str(shown.crash_state or kind)}}
         return {"value": shown.value}
     if seen.events is not None:
         return {"events": [{"event": e.event, "data": e.data, "id": e.id} for e in seen.events]}

@@ -55,7 +55,7 @@ def signature(fixture: Fixture) -> str:
     if recorded:
         target, kind = recorded[0]
         return signature_of(era_name(fixture, target), kind, set(fixture.case.features) - PLAIN_FEATURES,
-                            str(fixture.found.get("crash_state") or ""))
+                            fixture.crash_state)
     case = fixture.case
     content = json.dumps({"dialect": case.dialect, "reads": [r.hex() for r in case.reads],
                           "expected": case.expected.to_json(), "tools": [t.to_json() for t in case.tools],

@@ -18,6 +18,7 @@ from toolfuzz.judge.compare import KINDS
 from toolfuzz.corpus.fixtures import Fixture, FixtureError, dumps, load, write_atomic
 from toolfuzz.engine.events import Event, Finding, Found
 from toolfuzz.errors import UsageError
+from toolfuzz.identity import CrashState
 
 __all__ = ["fixture_for", "path_for", "replayed_fixture", "target_folder", "save", "save_fixture", "FindingWriter"]
 
@@ -47,11 +48,19 @@ def target_folder(name: str) -> str:
 def path_for(root: Path, finding: Finding) -> Path:
     """``<root>/<target>/<kind>--<features>.json``: a person can tell what it is from the name.
 
-    A ``raised`` finding's crash state goes between: ``raised--KeyError-at-mod.fn--<features>.json``.
+    A ``raised`` finding's exception type goes between, with a digest of its whole crash state where that
+    names frames (``raised--KeyError-1a2b3c4d--<features>.json``): two raises of one type from other places
+    are two files, and the path still fits on a line a person copies (the state itself is in the fixture).
     """
     features = "+".join(sorted(finding.features)) or "plain"
-    state = f"--{_slug(finding.state, 60)}" if finding.state else ""
+    state = f"--{_state_slug(finding.state)}" if finding.state else ""
     return root / target_folder(finding.target.name) / f"{finding.divergence.kind}{state}--{_slug(features, 120)}.json"
+
+
+def _state_slug(state: CrashState) -> str:
+    if not state.frames:
+        return _slug(state.error, 60)
+    return f"{_slug(state.error, 40)}-{hashlib.sha1(str(state).encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def fixture_for(finding: Finding) -> Fixture:
@@ -82,7 +91,7 @@ def fixture_for(finding: Finding) -> Fixture:
         "versions": {target.name: target.version} if target.version else {},
     }
     if finding.state:
-        found["crash_state"] = finding.state
+        found["crash_state"] = str(finding.state)
     if finding.case.origin:
         found["origin"] = {"grown from": finding.case.origin}
     if finding.unshrunk:

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolfuzz.identity import CrashState
 from toolfuzz.vocabulary import DIALECTS, STATUSES, TEXT_DIALECTS, Call, Case, Limits, Outcome, SSEEvent, StreamError, Tool, version_key
 
 __all__ = [
@@ -110,6 +111,16 @@ class Fixture:
     history: dict[str, Any] = field(default_factory=dict)
     #: Fixtures folded into this one by ``toolfuzz corpus merge``, one per signature.
     variants: tuple[Variant, ...] = ()
+
+    @property
+    def crash_state(self) -> CrashState | None:
+        """The crash state the raise it was found for was recorded at (``found.crash_state``), if any."""
+        return CrashState.read(self.found.get("crash_state"))
+
+    def observed_state(self, target: str) -> CrashState | None:
+        """The crash state ``target``'s recorded observation says it raised at, if it says one."""
+        observation = (self.observed.get(target) or {}).get("observation")
+        return CrashState.read(observation.get("crash_state")) if isinstance(observation, dict) else None
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {

@@ -58,8 +58,7 @@ def destination(into: Path, entry: Entry, given_root: Path | None, beside: dict[
     recorded = diverging(entry.fixture)
     if recorded:
         target, kind = recorded[0]
-        state = str(entry.fixture.found.get("crash_state") or "")
-        finding = Finding(Target(name=target, fn=_never), Divergence(kind, "", state), entry.fixture.case,
+        finding = Finding(Target(name=target, fn=_never), Divergence(kind, "", entry.fixture.crash_state), entry.fixture.case,
                           Observation(), PLAIN_FEATURES)
         return path_for(into, finding)
     return into / entry.path.name
@@ -79,8 +78,7 @@ def root_of(fixture: Fixture) -> Root | None:
     if not recorded:
         return None
     target, kind = recorded[0]
-    return Root(era_name(fixture, target), kind, str(fixture.found.get("crash_state") or ""),
-                frozenset(fixture.case.features) - PLAIN_FEATURES)
+    return Root(era_name(fixture, target), kind, fixture.crash_state, frozenset(fixture.case.features) - PLAIN_FEATURES)
 
 
 def merge(sources: list[str], into: Path) -> list[Merged]:

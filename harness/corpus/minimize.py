@@ -19,6 +19,7 @@ from toolfuzz import __version__
 from toolfuzz.judge.compare import KINDS, Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.corpus.fixtures import Fixture, dumps, write_atomic
+from toolfuzz.identity import CrashState
 from toolfuzz.judge.child import ISOLATED_KINDS, observe_isolated
 from toolfuzz.vocabulary import Case
 from toolfuzz.judge.observation import Observation
@@ -155,7 +156,7 @@ def _minimize_one(entry: Entry, targets: dict[str, Target], timeout: float, budg
         # A raise written before crash states were recorded gets its own, so that merging a night's
         # findings into the corpus folds the same raise into it instead of adding it beside it.
         state = next(d.state for d in first if d.kind == kind)
-        if state and not fixture.found.get("crash_state"):
+        if state and fixture.crash_state is None:
             if write:
                 write_atomic(path, dumps(replace(fixture, found=_with_state(fixture.found, name, kind, state))))
             return Minimized("minimal", path, name, kind, case.size, case.size, tries=tries,
@@ -189,9 +190,9 @@ def _shrunk_fixture(fixture: Fixture, case: Case, target: Target, divergence: Di
     return replace(fixture, case=case, observed=observed, found=found, description=description)
 
 
-def _with_state(found: dict[str, Any], target: str, kind: str, state: str) -> dict[str, Any]:
+def _with_state(found: dict[str, Any], target: str, kind: str, state: CrashState) -> dict[str, Any]:
     """``found`` with a raise's crash state, and the state in the signature the run wrote (``kind[state]``)."""
-    out = {**found, "crash_state": state}
+    out = {**found, "crash_state": str(state)}
     given = found.get("signature")
     if isinstance(given, str) and given.startswith(f"{target}/{kind}/"):
         out["signature"] = signature_of(target, kind, given[len(f"{target}/{kind}/"):].split("+"), state)

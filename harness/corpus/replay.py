@@ -45,6 +45,7 @@ from typing import Any
 
 from toolfuzz import __version__
 from toolfuzz.engine.events import Finding
+from toolfuzz.identity import CrashState
 from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.errors import Exit, UsageError
@@ -73,7 +74,7 @@ class RootCause:
     recorded, the crash state it was raised at."""
 
     kind: str | None = None
-    state: str = ""
+    state: CrashState | None = None
 
     def verdict(self, divergences: list[Divergence] | tuple[Divergence, ...]) -> str:
         """``passes`` (no divergence), ``fails`` (this root cause is among them) or ``changed`` (the target diverges
@@ -105,13 +106,11 @@ class Loaded:
         found on)."""
         entry = self.fixture.observed.get(target) or {}
         kind = entry.get("kind") if isinstance(entry.get("kind"), str) else None
-        observation = entry.get("observation")
-        state = observation.get("crash_state") if isinstance(observation, dict) else None
-        found = self.fixture.found
-        signature = found.get("signature")
-        if not state and isinstance(signature, str) and signature.startswith(f"{target}/{kind}"):
-            state = found.get("crash_state")
-        return RootCause(kind, state if isinstance(state, str) else "")
+        state = self.fixture.observed_state(target)
+        signature = self.fixture.found.get("signature")
+        if state is None and isinstance(signature, str) and signature.startswith(f"{target}/{kind}"):
+            state = self.fixture.crash_state
+        return RootCause(kind, state)
 
 
 @dataclass(frozen=True)
@@ -138,7 +137,7 @@ class Cell:
     recorded: bool = False
     recorded_kind: str | None = None
     #: The crash state the recorded divergence was raised at, where one was recorded.
-    recorded_state: str = ""
+    recorded_state: CrashState | None = None
     reason: str = ""  # why a cell was skipped
     seconds: float = 0.0
     version: str = ""  # of the target as it ran
@@ -180,7 +179,7 @@ class Cell:
             "verdict": self.verdict,
             "kind": self.kind,
             "detail": self.detail or None,
-            "divergences": [{"kind": d.kind, "detail": d.detail, **({"crash_state": d.state} if d.state else {})}
+            "divergences": [{"kind": d.kind, "detail": d.detail, **({"crash_state": str(d.state)} if d.state else {})}
                             for d in self.divergences],
         }
         if self.recorded:
@@ -189,7 +188,7 @@ class Cell:
                                "reproduces": self.verdict == "still fails",
                                "fixed": self.verdict == "fixed"}
             if self.recorded_state:
-                doc["recorded"]["crash_state"] = self.recorded_state
+                doc["recorded"]["crash_state"] = str(self.recorded_state)
             version = recorded_version(self.fixture.fixture, self.target)
             if version:
                 doc["recorded"]["version"] = version

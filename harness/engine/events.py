@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from toolfuzz.identity import CrashState, RootKey
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.judge.grading import Grade, grade_of
 from toolfuzz.judge.observation import Observation
@@ -60,14 +61,14 @@ class Finding:
         return frozenset(self.case.features) - self.plain
 
     @property
-    def state(self) -> str:
-        """The crash state of a ``raised`` divergence (exception type and innermost own frames); else ""."""
-        return getattr(self.divergence, "state", "") or ""
+    def state(self) -> CrashState | None:
+        """The crash state of a ``raised`` divergence (exception type and innermost own frames); else None."""
+        return self.divergence.state
 
     @property
-    def key(self) -> tuple[str, str, str]:
+    def key(self) -> RootKey:
         """What a root cause is told apart by before its features: target, kind, crash state."""
-        return (self.target.name, self.divergence.kind, self.state)
+        return RootKey(self.target.name, self.divergence.kind, self.state)
 
     @property
     def signature(self) -> str:
@@ -80,7 +81,7 @@ class Finding:
         return grade_of(self.divergence.kind, self.features, self.target.scope, self.case.dialect)
 
 
-def signature_of(target: str, kind: str, features: Iterable[str], state: str = "") -> str:
+def signature_of(target: str, kind: str, features: Iterable[str], state: CrashState | None = None) -> str:
     """``target/kind/features``; a ``raised`` one's crash state goes beside its kind: ``kind[state]``."""
     where = f"{kind}[{state}]" if state else kind
     return f"{target}/{where}/{'+'.join(sorted(set(features))) or 'plain'}"

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from toolfuzz.engine.events import Finding, Stats, signature_of
+from toolfuzz.identity import CrashState, RootKey
 from toolfuzz.kinds import Trait, with_trait
 
 __all__ = ["Known", "Root", "SHARED_FRAMES", "PER_TARGET", "depths"]
@@ -61,12 +62,12 @@ _BY_STATE = with_trait(Trait.BY_STATE)
 class Root:
     target: str
     kind: str
-    state: str
+    state: CrashState | None
     features: frozenset[str]
 
     @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.target, self.kind, self.state)
+    def key(self) -> RootKey:
+        return RootKey(self.target, self.kind, self.state)
 
     @property
     def signature(self) -> str:
@@ -82,16 +83,16 @@ class Known:
         #: Whether findings of another kind are folded as variants (:meth:`variant_of`); off for a search
         #: that wants every kind it meets as a finding of its own (``search_for_kind``).
         self.variants = variants
-        self._by: dict[tuple[str, str, str], list[Root]] = {}
+        self._by: dict[RootKey, list[Root]] = {}
         #: Findings of another kind known to be a root cause's variants (:meth:`variant_of`), by key.
-        self._aliases: dict[tuple[str, str, str], list[tuple[Root, Root]]] = {}
+        self._aliases: dict[RootKey, list[tuple[Root, Root]]] = {}
         self._replaced_by: dict[Root, Root] = {}
         #: The targets each target of a finding known here builds on (``Target.builds_on``), where it does.
         self._below: dict[str, tuple[str, ...]] = {}
         for root in roots:
             self._add(root)
 
-    def explaining(self, target: str, kind: str, state: str, features: Iterable[str],
+    def explaining(self, target: str, kind: str, state: CrashState | None, features: Iterable[str],
                    builds_on: Iterable[str] | str = ()) -> Root | None:
         """The known root cause this divergence is a hit of, if any: ``target``'s own, else one of a target
         it builds on (``builds_on``, in its order).
@@ -101,9 +102,9 @@ class Known:
         only describe the smallest case known for it.
         """
         have = frozenset(features)
-        own = self._first_hit(self._by.get((target, kind, state), ()), kind, state, have)
+        own = self._first_hit(self._by.get(RootKey(target, kind, state), ()), kind, state, have)
         if own is None:
-            own = next((self._standing(main) for alias, main in self._aliases.get((target, kind, state), ())
+            own = next((self._standing(main) for alias, main in self._aliases.get(RootKey(target, kind, state), ())
                         if alias.features <= have), None)
         if own is not None:
             return own
@@ -111,7 +112,7 @@ class Known:
         if kind in _BY_STATE and state:
             # The same exception from the same innermost frames is the same bug in whichever target met it
             # first: code several targets run (an SDK's stream under every library that iterates it).
-            return next((r for key, roots in self._by.items() if key[1] == kind and _core(key[2]) == core
+            return next((r for key, roots in self._by.items() if key.kind == kind and _core(key.state) == core
                          for r in roots), None)
         for name in _names(builds_on):
             hit = self._first_hit(self._roots_of(name, kind, core), kind, state, have)
@@ -119,10 +120,10 @@ class Known:
                 return hit
         return None
 
-    def _roots_of(self, name: str, kind: str, core: str) -> list[Root]:
+    def _roots_of(self, name: str, kind: str, core: CrashState | None) -> list[Root]:
         """The known root causes of target ``name`` of this kind whose crash state cut to its innermost frames
         (:func:`_core`) is ``core``: what a target built on ``name`` shares with it."""
-        return [r for key, roots in self._by.items() if key[:2] == (name, kind) and _core(key[2]) == core
+        return [r for key, roots in self._by.items() if key.target == name and key.kind == kind and _core(key.state) == core
                 for r in roots]
 
     def explain(self, finding: Finding) -> Root | None:
@@ -149,18 +150,18 @@ class Known:
         replaced = self.add(finding)
         for old in replaced:
             stats.carry(old.signature, finding.signature, old.target, finding.target.name)
-            if old.target == finding.target.name and old.key[1:] != finding.key[1:]:
+            if old.target == finding.target.name and (old.kind, old.state) != (finding.key.kind, finding.key.state):
                 stats.also_as.setdefault(finding.signature, set()).add(_shown(old.kind, old.state))
         return replaced
 
     @staticmethod
-    def _first_hit(roots: Iterable[Root], kind: str, state: str, have: frozenset[str]) -> Root | None:
+    def _first_hit(roots: Iterable[Root], kind: str, state: CrashState | None, have: frozenset[str]) -> Root | None:
         for root in roots:
             if (kind in _BY_STATE and state) or kind in PER_TARGET or root.features <= have:
                 return root
         return None
 
-    def variant_of(self, target: str, kind: str, state: str, features: Iterable[str],
+    def variant_of(self, target: str, kind: str, state: CrashState | None, features: Iterable[str],
                    builds_on: Iterable[str] | str = (), minimal: bool = True) -> Root | None:
         """The known root cause of ``target`` that a reduced finding of another kind is a variant of, if any.
 
@@ -202,12 +203,12 @@ class Known:
             root = self._replaced_by[root]
         return root
 
-    def has(self, key: tuple[str, str, str], builds_on: Iterable[str] | str = ()) -> bool:
+    def has(self, key: RootKey, builds_on: Iterable[str] | str = ()) -> bool:
         """Whether any root cause of this target, kind and crash state is known, or of this kind and crash state
         (its innermost frames) in a target it builds on (``builds_on``)."""
         if self._by.get(key) or self._aliases.get(key):
             return True
-        return any(self._roots_of(name, key[1], _core(key[2])) for name in _names(builds_on))
+        return any(self._roots_of(name, key.kind, _core(key.state)) for name in _names(builds_on))
 
     def add(self, finding: Finding) -> list[Root]:
         """Know ``finding``; the known root causes it replaces: strict supersets of its features, and those of
@@ -217,7 +218,7 @@ class Known:
         return self._add(Root.of(finding))
 
     def _add(self, root: Root) -> list[Root]:
-        mine = self._by.setdefault((root.target, root.kind, root.state), [])
+        mine = self._by.setdefault(root.key, [])
         replaced = [r for r in mine if root.features < r.features]
         mine[:] = [r for r in mine if r not in replaced] + [root]
         for old in replaced:
@@ -241,7 +242,7 @@ class Known:
             # Known before it, its variants were taken for root causes of their own: whichever came first,
             # the root cause is the one with fewer features.
             for key, roots in self._by.items():
-                if key[0] != root.target or not _alike(key[1], key[2], root.kind, root.state):
+                if key.target != root.target or not _alike(key.kind, key.state, root.kind, root.state):
                     continue
                 variants = [r for r in roots if root.features <= r.features]
                 roots[:] = [r for r in roots if r not in variants]
@@ -259,12 +260,12 @@ class Known:
         return sum(len(v) for v in self._by.values())
 
 
-def _alike(kind: str, state: str, other_kind: str, other_state: str) -> bool:
+def _alike(kind: str, state: CrashState | None, other_kind: str, other_state: CrashState | None) -> bool:
     """Whether a finding of ``kind`` may be a variant of a root cause of ``other_kind`` (or the reverse):
     two kinds the calls tell apart, or two raises of one exception type from other frames."""
     if kind == "raised" or other_kind == "raised":
-        return (kind == other_kind and bool(state) and state != other_state
-                and state.partition(" at ")[0] == other_state.partition(" at ")[0])
+        return (kind == other_kind and state is not None and other_state is not None and state != other_state
+                and state.error == other_state.error)
     return kind != other_kind and kind not in _APART and other_kind not in _APART
 
 
@@ -273,9 +274,9 @@ def _across(kind: str, other_kind: str) -> bool:
     return kind not in _NEVER_ACROSS and other_kind not in _NEVER_ACROSS
 
 
-def _shown(kind: str, state: str) -> str:
+def _shown(kind: str, state: CrashState | None) -> str:
     """How a variant is listed under "also as": its kind, and for a raise where it was raised."""
-    return f"{kind}[{state.split(' < ')[0]}]" if kind == "raised" and state else kind
+    return f"{kind}[{state.innermost(1)}]" if kind == "raised" and state else kind
 
 
 def depths(builds_on: dict[str, Iterable[str] | str]) -> dict[str, int]:
@@ -299,7 +300,6 @@ def _names(builds_on: Iterable[str] | str) -> tuple[str, ...]:
     return ((builds_on,) if builds_on else ()) if isinstance(builds_on, str) else tuple(builds_on)
 
 
-def _core(state: str) -> str:
+def _core(state: CrashState | None) -> CrashState | None:
     """A crash state cut to its exception type and :data:`SHARED_FRAMES` innermost frames."""
-    head, at, frames = state.partition(" at ")
-    return head + at + " < ".join(frames.split(" < ")[:SHARED_FRAMES]) if at else state
+    return state.innermost(SHARED_FRAMES) if state is not None else None

@@ -73,7 +73,7 @@ class Reduced:
 
 
 def same_divergence(a: Divergence, b: Divergence) -> bool:
-    return a.kind == b.kind and getattr(a, "state", "") == getattr(b, "state", "")
+    return a.kind == b.kind and a.state == b.state
 
 
 def _texts(case: Case) -> tuple[tuple[int, int, str, tuple[int, ...]], ...]:

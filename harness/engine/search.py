@@ -71,6 +71,7 @@ from toolfuzz.engine.events import Emit, Finding, Found, Progress, Stats, StopRe
 from toolfuzz.engine.known import PER_TARGET, Known, depths
 from toolfuzz.engine.reduction import RENDER_WORK, reduce, work_of
 from toolfuzz.engine.seeding import seeded_by_strategies_only
+from toolfuzz.identity import RootKey
 from toolfuzz.judge.compare import Divergence, compare
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.feeding import chunks_of
@@ -251,7 +252,7 @@ class Search:
         the target is known (:data:`KNOWN_TIMEOUT_SHARE` says why).  A reduction's probes and a new time-out's
         second run keep the whole limit: what they decide is a finding."""
         timeout = self.settings.timeout
-        if self.known.has((target.name, "timed_out", "")):
+        if self.known.has(RootKey(target.name, "timed_out")):
             return max(min(timeout, _LEAST_LIMIT), KNOWN_TIMEOUT_SHARE * timeout)
         return timeout
 

@@ -28,6 +28,7 @@ from typing import Any, Callable
 from toolfuzz.judge.compare_events import compare_events
 from toolfuzz.judge.compare_partial import Reading, compare_partial
 from toolfuzz.judge.compare_producer import compare_producer
+from toolfuzz.identity import CrashState
 from toolfuzz.kinds import meanings
 from toolfuzz.strategies.markup import FORMATS
 from toolfuzz.judge.prefixes import texts_of
@@ -47,8 +48,8 @@ class Divergence:
     kind: str
     detail: str
     #: For ``raised``: the crash state (:func:`toolfuzz.judge.crash_state.crash_state`), which clusters raises by
-    #: where they happened rather than by their messages.  Empty for the other kinds.
-    state: str = ""
+    #: where they happened rather than by their messages.  None for the other kinds.
+    state: CrashState | None = None
 
 
 def compare(expected: Outcome, observation: Observation, target: Target,
@@ -81,7 +82,7 @@ def _failure(expected: Outcome, observation: Observation, target: Target) -> lis
         # is each prefix's own answer, and one for the whole case (a program that would not restart) counts.
         if LEVEL[target.level].answers is not Answers.CALLS or (expected.executable() and expected.error is None):
             return [Divergence("raised", observation.raised,
-                               observation.crash_state or _type_of(observation.raised))]
+                               observation.crash_state or CrashState(_type_of(observation.raised)))]
         return []
     if observation.bad_return:
         return [Divergence("bad_return", observation.bad_return)]

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from toolfuzz.identity import CrashState
 from toolfuzz.judge.prefixes import Node, Text
 from toolfuzz.kinds import Where, meanings
 from toolfuzz.judge.observation import PrefixAnswer
@@ -61,15 +62,15 @@ class _Prefix:
 
 
 def compare_partial(texts: tuple[Text, ...], answers: Iterable[PrefixAnswer],
-                    reading: Reading = Reading()) -> list[tuple[str, str, str]]:
+                    reading: Reading = Reading()) -> list[tuple[str, str, CrashState | None]]:
     """``(kind, detail, state)`` for each rule broken, once per kind, in kind order.
 
     ``answers`` say, for the text at position ``text`` of ``texts``, what was shown at the prefix of
-    ``length``; ``state`` is the crash state of a raise (empty for the other kinds); ``reading`` says how
+    ``length``; ``state`` is the crash state of a raise (None for the other kinds); ``reading`` says how
     the target's numbers and strings are read.
     """
     found: dict[str, str] = {}
-    states: dict[str, str] = {}
+    states: dict[str, CrashState | None] = {}
     previous: dict[int, tuple[int, Any]] = {}
     for answer in sorted(answers, key=lambda a: (a.text, a.length)):
         number, length, value, raised = answer.text, answer.length, answer.value, answer.raised
@@ -78,7 +79,7 @@ def compare_partial(texts: tuple[Text, ...], answers: Iterable[PrefixAnswer],
         if length == len(text.text):
             if raised is not None:
                 found.setdefault("final_differs", f"{_call(text)}: raised on the complete text: {raised[:120]}")
-                states.setdefault("final_differs", answer.crash_state or "")
+                states.setdefault("final_differs", answer.crash_state)
             elif not same(value, text.tree.value, reading.exact_numbers):
                 found.setdefault("final_differs", f"{_call(text)}: the complete text gave {_brief(value)}, "
                                                   f"not {_brief(text.tree.value)}")
@@ -86,7 +87,7 @@ def compare_partial(texts: tuple[Text, ...], answers: Iterable[PrefixAnswer],
         if raised is not None:
             if holds_value(text.text, length):
                 found.setdefault("raised_on_prefix", f"{where}: {raised[:120]}")
-                states.setdefault("raised_on_prefix", answer.crash_state or "")
+                states.setdefault("raised_on_prefix", answer.crash_state)
                 previous.pop(number, None)
             continue
         broken: dict[str, str] = {}
@@ -104,7 +105,7 @@ def compare_partial(texts: tuple[Text, ...], answers: Iterable[PrefixAnswer],
                 found.setdefault("value_taken_back", f"{where}: {lost} (at prefix "
                                                      f"{_prefix(text.text, before[0])} it showed {_brief(before[1])})")
         previous[number] = (length, value)
-    return [(kind, found[kind], states.get(kind, "")) for kind in PARTIAL_KINDS if kind in found]
+    return [(kind, found[kind], states.get(kind)) for kind in PARTIAL_KINDS if kind in found]
 
 
 def same(a: Any, b: Any, exact_numbers: bool = True) -> bool:

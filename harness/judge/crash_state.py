@@ -12,6 +12,7 @@ import sysconfig
 from types import FrameType
 from typing import Iterable, Iterator
 
+from toolfuzz.identity import CrashState
 __all__ = ["crash_state", "own_frames", "own_frame", "stack_of", "STATE_FRAMES"]
 
 
@@ -28,8 +29,8 @@ _MACHINERY = frozenset({"importlib", "runpy", "hypothesis"})
 _LOADED_BY_PATH = "toolfuzz_target_"
 
 
-def crash_state(error: BaseException) -> str:
-    """Where ``error`` was raised, as ClusterFuzz's crash state: ``Type at module.function < module.caller``.
+def crash_state(error: BaseException) -> CrashState:
+    """Where ``error`` was raised, as ClusterFuzz's crash state: its type and the frames it came through.
 
     The frames are the innermost :data:`STATE_FRAMES` of the target's own
     code (its module, the adapters, installed libraries), innermost first;
@@ -38,11 +39,14 @@ def crash_state(error: BaseException) -> str:
     move between releases, so that neither would let equal crashes cluster.
     Call it where the error was caught: the catching frame is the reporter's
     and is not named.  A program behind the subprocess protocol says its own
-    state (``toolfuzz.targets.command`` puts it on the exception it raises).
+    state (``toolfuzz.targets.command`` puts it on the exception it raises), and so may an adapter, as a
+    :class:`CrashState` or as its text.
     """
     given = getattr(error, "crash_state", None)
-    if isinstance(given, str) and given:
+    if isinstance(given, CrashState):
         return given
+    if isinstance(given, str) and given:
+        return CrashState.parse(given)
     frames: list[FrameType] = []
     tb = error.__traceback__
     # The first frame is the one that caught the error to report it (observe here, a protocol loop in a
@@ -51,9 +55,7 @@ def crash_state(error: BaseException) -> str:
     while tb is not None:
         frames.append(tb.tb_frame)
         tb = tb.tb_next
-    own = own_frames(reversed(frames))
-    name = type(error).__name__
-    return f"{name} at {' < '.join(own)}" if own else name
+    return CrashState(type(error).__name__, tuple(own_frames(reversed(frames))))
 
 
 def own_frames(innermost_first: Iterable[FrameType]) -> list[str]:

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolfuzz.identity import CrashState
 from toolfuzz.vocabulary import Output, SSEEvent
 
 __all__ = ["ObservedCall", "PrefixAnswer", "Observation"]
@@ -37,14 +38,14 @@ class PrefixAnswer:
     length: int
     value: Any = None
     raised: str | None = None
-    crash_state: str | None = None
+    crash_state: CrashState | None = None
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"text": self.text, "length": self.length}
         if self.raised is not None:
             doc["raised"] = self.raised
             if self.crash_state:
-                doc["crash_state"] = self.crash_state
+                doc["crash_state"] = str(self.crash_state)
         else:
             # As JSON text: a fixture's JSON is written with sorted keys, and the order of a shown object's
             # keys, an int against a float and the sign of -0.0 are what the partial level judges.
@@ -67,7 +68,7 @@ class Observation:
     #: The stream error code a target that claims ``errors`` ended with (None: no error).
     error: str | None = None
     #: Where ``raised`` came from, without its message (:func:`crash_state`); None when nothing was raised.
-    crash_state: str | None = None
+    crash_state: CrashState | None = None
     #: A partial-level target's answer for each prefix it was handed (None for the other levels).
     prefixes: tuple[PrefixAnswer, ...] | None = None
     #: A producer-level target's calls parsed from the whole text (None for the other levels); its ``calls``
@@ -101,7 +102,7 @@ class Observation:
             return {"memory": True}
         if self.raised:
             if self.crash_state:
-                return {"raised": self.raised, "crash_state": self.crash_state}
+                return {"raised": self.raised, "crash_state": str(self.crash_state)}
             return {"raised": self.raised}
         if self.bad_return:
             return {"bad_return": self.bad_return}

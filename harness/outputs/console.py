@@ -8,7 +8,7 @@ import time
 from typing import TextIO
 
 from toolfuzz.corpus.findings import FindingWriter
-from toolfuzz.engine.events import Event, Finished, Found, Note, Progress, Started, Stats
+from toolfuzz.engine.events import Event, Finding, Finished, Found, Note, Progress, Started, Stats
 from toolfuzz.outputs.tables import hanging, terminal_width
 
 __all__ = ["Console"]
@@ -22,8 +22,8 @@ class Console:
     """Consumes a run's events; a finding is shown with the file ``writer`` put it in.
 
     With ``fit`` (a terminal's width, :func:`~toolfuzz.outputs.tables.terminal_width`), what is said in
-    words is folded to it; a root cause's name, a path and a command to copy never are, so that each can
-    be copied or searched for whole.
+    words is folded to it; a path and a command to copy never are, so that each can be copied whole, nor
+    is a root cause's name, but that a raise's crash state, too long for the line, goes on one of its own.
     """
 
     def __init__(self, stream: TextIO, writer: FindingWriter, fit: int | None = None) -> None:
@@ -54,12 +54,21 @@ class Console:
             grade = finding.grade
             said = self._said(f"  {grade.severity.value}: {finding.divergence.detail}") + "\n" + self._said(
                 f"  ({grade.why})")
-            self.line(f"diverges: {finding.signature}\n{said}\n  -> {path}{note}\n"
+            self.line(f"diverges: {self._name(finding)}\n{said}\n  -> {path}{note}\n"
                       f"  toolfuzz show {shlex.quote(str(path))}{more}")
         elif isinstance(event, Progress):
             self._progress(event.stats, event.phase)
         elif isinstance(event, Finished):
             self._finished(event.stats)
+
+    def _name(self, finding: Finding) -> str:
+        """The finding's signature, whole; where a raise's does not fit the terminal, its crash state (the
+        part between brackets) goes on a line of its own, folded at its frames."""
+        name = finding.signature
+        if self.fit is None or finding.state is None or len("diverges: ") + len(name) <= self.fit:
+            return name
+        state = str(finding.state)
+        return name.replace(f"[{state}]", "[…]", 1) + "\n" + self._said(f"  […] is the crash state {state}")
 
     def line(self, text: str) -> None:
         self._clear()

@@ -39,6 +39,7 @@ class StreamFailed(Exception):
 
     #: Where the SDK raises it, as the harness names crash states (toolfuzz.judge.crash_state.crash_state): so that
     #: a library handed the SDK's raise shows it as the SDK's one root cause (openai-client's), not its own.
+    #: As text, which the harness parses: repro scripts copy this module where toolfuzz is not installed.
     crash_state = "APIError at openai._streaming.Stream.__stream__ < openai._streaming.Stream.__iter__"
 
 

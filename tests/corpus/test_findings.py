@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 
 
+from toolfuzz.identity import CrashState
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.corpus.findings import path_for, save, target_folder
 from toolfuzz.corpus.fixtures import load
@@ -29,6 +30,19 @@ def test_the_path_says_target_kind_and_the_features_that_matter(tmp_path):
     assert path == tmp_path / MUTANT.name / "arguments_misattributed--interleaved.json"
     assert path_for(tmp_path, finding("two-calls-interleaved", features=("openai",))).name == \
         "arguments_misattributed--plain.json"
+
+
+def raising(state: CrashState | None) -> Finding:
+    found = finding("two-calls-interleaved")
+    return replace(found, divergence=Divergence("raised", "KeyError: 'x'", state))
+
+
+def test_a_raise_is_named_by_its_type_and_a_digest_of_where_so_two_places_are_two_files(tmp_path):
+    here = path_for(tmp_path, raising(CrashState("KeyError", ("lib.find", "lib.loop"))))
+    there = path_for(tmp_path, raising(CrashState("KeyError", ("lib.other", "lib.loop"))))
+    assert re.fullmatch(r"raised--KeyError-[0-9a-f]{8}--interleaved\.json", here.name) and here != there
+    # A state that names no frame (a program's own type, say) is its type alone.
+    assert path_for(tmp_path, raising(CrashState("KeyError"))).name == "raised--KeyError--interleaved.json"
 
 
 def test_a_target_folder_is_its_name_where_safe_and_never_shared_or_outside_the_root():

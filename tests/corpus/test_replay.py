@@ -229,7 +229,7 @@ def raises_in_validate(chunks):
 
 def _state_of(fn) -> str:
     from toolfuzz.judge.sandbox import observe
-    return observe(Target("lib", fn), load_fixtures([str(TWO)])[0].fixture.case).crash_state
+    return str(observe(Target("lib", fn), load_fixtures([str(TWO)])[0].fixture.case).crash_state)
 
 
 def _raised_at(state: str) -> dict:
@@ -242,10 +242,10 @@ def test_a_raise_at_the_recorded_crash_state_still_fails_and_one_elsewhere_is_ch
     assert recorded.startswith("KeyError at tests.corpus.test_replay._lookup < ")
     path = variant(tmp_path, TWO, observed={"lib": _raised_at(recorded)})
     same = only(replay(load_fixtures([str(path)]), [Target("lib", raises_in_lookup)]), "lib")
-    assert (same.verdict, same.recorded_state) == ("still fails", recorded)
+    assert (same.verdict, str(same.recorded_state)) == ("still fails", recorded)
     moved = only(replay(load_fixtures([str(path)]), [Target("lib", raises_in_validate)]), "lib")
     now = _state_of(raises_in_validate)
-    assert (moved.verdict, moved.kind, moved.divergences[0].state) == ("changed", "raised", now)
+    assert (moved.verdict, moved.kind, str(moved.divergences[0].state)) == ("changed", "raised", now)
     # Both crash states are shown, and the JSON report carries both.
     assert moved.recorded_note() == f" (now at {now}; recorded: raised at {recorded})"
     doc = moved.to_json()
@@ -278,10 +278,12 @@ def test_the_check_report_shows_both_crash_states_of_a_raise_that_moved(tmp_path
 
 def test_a_root_cause_is_its_kind_and_for_a_raise_its_crash_state():
     from toolfuzz.corpus.replay import RootCause
+    from toolfuzz.identity import CrashState
     from toolfuzz.judge.compare import Divergence
-    raised = [Divergence("raised", "KeyError: 'x'", "KeyError at lib.a")]
-    assert RootCause("raised", "KeyError at lib.a").verdict(raised) == "fails"
-    assert RootCause("raised", "KeyError at lib.b").verdict(raised) == "changed"
+    at_a, at_b = CrashState("KeyError", ("lib.a",)), CrashState("KeyError", ("lib.b",))
+    raised = [Divergence("raised", "KeyError: 'x'", at_a)]
+    assert RootCause("raised", at_a).verdict(raised) == "fails"
+    assert RootCause("raised", at_b).verdict(raised) == "changed"
     assert RootCause("raised").verdict(raised) == "fails"  # recorded with no state: the kind is the root cause
     assert RootCause("call_lost").verdict(raised) == "changed" and RootCause().verdict(raised) == "fails"
-    assert RootCause("raised", "KeyError at lib.a").verdict([]) == "passes"
+    assert RootCause("raised", at_a).verdict([]) == "passes"

@@ -8,6 +8,7 @@ from random import Random
 
 from toolfuzz.engine.events import Finding, Found, Progress, signature_of
 from toolfuzz.engine.known import Known, Root
+from toolfuzz.identity import RootKey
 from toolfuzz.engine.search import FINISHING_SHARE, TIMEOUT_MARGIN, _first_new, search, search_for_kind
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.judge.observation import Observation
@@ -227,7 +228,7 @@ def test_once_a_target_s_time_out_is_known_its_later_cases_cost_a_share_of_the_l
 
 def test_a_search_that_replaces_a_root_cause_found_before_it_started_counts_only_its_own():
     # A worker's search starts knowing what the other workers found: the replaced root cause is theirs.
-    stale = Root(SHARED.name, "arguments_misattributed", "", frozenset({"interleaved", "multi-call", "crlf"}))
+    stale = Root(SHARED.name, "arguments_misattributed", None, frozenset({"interleaved", "multi-call", "crlf"}))
     findings, stats = search([SHARED], Planner(), max_examples=1500, budget=600, seed=2, plain=PLAIN_FEATURES,
                              known=Known([stale]))
     (general,) = [f for f in findings if f.divergence.kind == "arguments_misattributed"]
@@ -242,15 +243,15 @@ def test_what_the_share_allows_goes_first_to_a_divergence_no_root_cause_is_known
     def met(target, kind):
         return (Finding(target, Divergence(kind, ""), case, Observation(), PLAIN_FEATURES, 0), 0, (0, 0.0))
 
-    known = Known([Root(SHARED.name, "id_differs", "", frozenset()), Root("state", "name_differs", "", frozenset())])
+    known = Known([Root(SHARED.name, "id_differs", None, frozenset()), Root("state", "name_differs", None, frozenset())])
     pending = [met(SHARED, "id_differs"), met(client, "name_differs"), met(SHARED, "call_lost"),
                met(CONCAT, "id_differs")]
     # A kind its own target has a root cause of, or the target below it has, waits behind one no root cause is
     # known for.
     assert _first_new(pending, known) == (2, True)
     assert _first_new(pending[:2], known) == (0, False)  # none new: the oldest first
-    assert known.has(("client", "name_differs", ""), client.builds_on)
-    assert not known.has(("client", "name_differs", ""))
+    assert known.has(RootKey("client", "name_differs"), client.builds_on)
+    assert not known.has(RootKey("client", "name_differs"))
 
 
 def test_a_root_cause_s_reduced_case_is_run_on_the_other_targets_and_replaces_their_larger_root_causes():
@@ -258,7 +259,7 @@ def test_a_root_cause_s_reduced_case_is_run_on_the_other_targets_and_replaces_th
     # reduction to keep features it does not need: the first case of seed 2, all its features.
     twin = replace(SHARED, name="twin")
     first = Planner().draw(Random(2).getrandbits(63))
-    stale = Root("twin", "arguments_misattributed", "", frozenset(first.features) - PLAIN_FEATURES)
+    stale = Root("twin", "arguments_misattributed", None, frozenset(first.features) - PLAIN_FEATURES)
     assert len(stale.features) > 2
     events = []
     findings, stats = search([SHARED, twin], Planner(), max_examples=1, budget=600, seed=2, plain=PLAIN_FEATURES,

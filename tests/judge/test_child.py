@@ -61,4 +61,4 @@ def test_a_raise_in_the_child_comes_back_with_its_crash_state(tmp_path):
     [target] = resolve_all([f"{path}:assemble"], "events")
     isolated = observe_isolated(target, CASE, None, GENEROUS)
     assert isinstance(isolated, Observation) and isolated.raised.startswith("KeyError: ")
-    assert isolated.crash_state == "KeyError at deep_assembler.find < deep_assembler.assemble"
+    assert str(isolated.crash_state) == "KeyError at deep_assembler.find < deep_assembler.assemble"

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from toolfuzz.identity import CrashState
 from toolfuzz.judge.compare import KINDS, Divergence, compare
 from toolfuzz.judge.compare_events import SSE_KINDS
 from toolfuzz.judge.compare_partial import PARTIAL_KINDS
@@ -131,23 +132,25 @@ def test_a_raise_is_clustered_by_its_crash_state_not_its_message():
     [a] = compare(TWO.expected, observe(Target("a", first), TWO), target)
     [b] = compare(TWO.expected, observe(Target("b", second), TWO), target)
     here = f"{__name__}.test_a_raise_is_clustered_by_its_crash_state_not_its_message.<locals>"
-    assert (a.kind, a.state, b.state) == ("raised", f"KeyError at {here}.first", f"KeyError at {here}.second")
+    assert (a.kind, a.state, b.state) == ("raised", CrashState("KeyError", (f"{here}.first",)),
+                                          CrashState("KeyError", (f"{here}.second",)))
     assert a.detail != b.detail
 
 
 def test_a_raise_without_a_crash_state_is_clustered_by_its_type():
     def state(raised, crash_state=None):
-        [d] = compare(TWO.expected, Observation(raised=raised, crash_state=crash_state), Target("x", right))
-        return d.state
+        [d] = compare(TWO.expected, Observation(raised=raised, crash_state=CrashState.read(crash_state)),
+                      Target("x", right))
+        return str(d.state)
     assert state("KeyError: 'call_2'", "KeyError at lib.feed") == "KeyError at lib.feed"
     assert state("KeyError: 'call_2'") == "KeyError" and state("json.JSONDecodeError: at 1") == "json.JSONDecodeError"
     assert state("something went wrong") == "raised"
 
 
 def test_only_raises_have_a_state():
-    assert Divergence("call_lost", "detail").state == ""
+    assert Divergence("call_lost", "detail").state is None
     dropped = compare(TWO.expected, Observation(calls=()), Target("x", right))
-    assert dropped and all(d.kind == "call_lost" and d.state == "" for d in dropped)
+    assert dropped and all(d.kind == "call_lost" and d.state is None for d in dropped)
 
 
 def test_raising_on_a_stream_with_nothing_executable_is_a_refusal():
@@ -160,12 +163,12 @@ def test_raising_on_a_stream_with_nothing_executable_is_a_refusal():
 
 def test_raising_the_error_a_stream_ended_in_is_a_refusal_even_after_a_call_finished():
     failed = Outcome(TWO.expected.calls, StreamError("server_error", "overloaded"))
-    raised = Observation(raised="APIError: overloaded", crash_state="APIError at sdk.stream")
+    raised = Observation(raised="APIError: overloaded", crash_state=CrashState("APIError", ("sdk.stream",)))
     assert failed.executable(), "a call finished before the error"
     assert compare(failed, raised, Target("x", right)) == []
     # The same raise on the stream without its error loses a call that could run.
     [d] = compare(TWO.expected, raised, Target("x", right))
-    assert (d.kind, d.state) == ("raised", "APIError at sdk.stream")
+    assert (d.kind, str(d.state)) == ("raised", "APIError at sdk.stream")
     assert [d.kind for d in compare(failed, raised, Target("x", right, level="sse"))] == ["raised"]
 
 

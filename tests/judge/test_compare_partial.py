@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from toolfuzz.identity import CrashState
 from toolfuzz.judge.compare_partial import PARTIAL_KINDS, Reading, compare_partial, same
 from toolfuzz.judge.prefixes import texts_of
 from toolfuzz.judge.observation import PrefixAnswer
@@ -22,7 +23,8 @@ def _judged(show, text=TEXT, reading=Reading()):
         try:
             answers.append(PrefixAnswer(0, n, show(text[:n])))
         except ValueError as e:
-            answers.append(PrefixAnswer(0, n, raised=f"ValueError: {e}", crash_state="ValueError at p.f"))
+            answers.append(PrefixAnswer(0, n, raised=f"ValueError: {e}",
+                                        crash_state=CrashState("ValueError", ("p.f",))))
     return {kind: (detail, state) for kind, detail, state in compare_partial((judged,), answers, reading)}
 
 
@@ -70,7 +72,7 @@ def test_a_raise_on_a_prefix_that_holds_the_value_is_raised_on_prefix_with_its_c
     found = _judged(show)
     assert list(found) == ["raised_on_prefix"]
     detail, state = found["raised_on_prefix"]
-    assert state == "ValueError at p.f" and "unterminated" in detail
+    assert str(state) == "ValueError at p.f" and "unterminated" in detail
 
 
 def test_a_raise_on_white_space_alone_is_allowed():

@@ -7,6 +7,7 @@ import pytest
 from toolfuzz.corpus.fixtures import load
 from toolfuzz.targets.specs import resolve_all
 from toolfuzz.judge.exits import exiting_on_fatal
+from toolfuzz.identity import CrashState
 from toolfuzz.judge.observation import Observation
 from toolfuzz.judge.sandbox import observe
 from toolfuzz.targets.base import Target
@@ -60,7 +61,7 @@ def test_a_raise_from_a_helper_names_its_type_then_the_helper_then_its_caller(ra
     obs = observe(raising("assemble").wrapped(exiting_on_fatal), CASE)
     assert obs.raised.startswith("KeyError: ")
     # Named by the file, not by the loader's per-process module name; no frame of the harness's.
-    assert obs.crash_state == "KeyError at assembler_under_test.lookup < assembler_under_test.assemble"
+    assert str(obs.crash_state) == "KeyError at assembler_under_test.lookup < assembler_under_test.assemble"
 
 
 def test_the_same_raise_with_another_message_has_the_same_state(raising):
@@ -70,13 +71,13 @@ def test_the_same_raise_with_another_message_has_the_same_state(raising):
 
 
 def test_a_raise_from_another_function_has_another_state(raising):
-    assert observe(raising("other"), CASE).crash_state == "KeyError at assembler_under_test.other"
+    assert str(observe(raising("other"), CASE).crash_state) == "KeyError at assembler_under_test.other"
     assert observe(raising("other"), CASE).crash_state != observe(raising("assemble"), CASE).crash_state
 
 
 def test_the_standard_librarys_frames_are_passed_over_and_an_installed_librarys_are_kept(raising):
-    assert observe(raising("parse"), CASE).crash_state == "JSONDecodeError at assembler_under_test.parse"
-    state = observe(raising("versioned"), CASE).crash_state
+    assert str(observe(raising("parse"), CASE).crash_state) == "JSONDecodeError at assembler_under_test.parse"
+    state = str(observe(raising("versioned"), CASE).crash_state)
     inner, outer = state.split(" at ")[1].split(" < ")[-2:]
     assert state.startswith("InvalidVersion at packaging.version.") and outer == "assembler_under_test.versioned"
     assert inner.startswith("packaging.version.")
@@ -88,7 +89,7 @@ def test_only_the_three_innermost_frames_are_named_and_recursion_is_still_raised
             raise ValueError("bottom")
         return deeper(n - 1)
 
-    state = observe(Target("d", lambda chunks: deeper(5)), CASE).crash_state
+    state = str(observe(Target("d", lambda chunks: deeper(5)), CASE).crash_state)
     here = __name__
     name = f"{here}.test_only_the_three_innermost_frames_are_named_and_recursion_is_still_raised.<locals>.deeper"
     assert state == f"ValueError at {name} < {name} < {name}"
@@ -97,17 +98,17 @@ def test_only_the_three_innermost_frames_are_named_and_recursion_is_still_raised
         return forever(chunks)
 
     obs = observe(Target("r", forever), CASE)
-    assert obs.raised.startswith("RecursionError: ") and obs.crash_state.startswith("RecursionError at ")
-    assert obs.crash_state.count(" < ") == 2 and "toolfuzz" not in obs.crash_state
+    assert obs.raised.startswith("RecursionError: ") and str(obs.crash_state).startswith("RecursionError at ")
+    assert len(obs.crash_state.frames) == 3 and "toolfuzz" not in str(obs.crash_state)
 
 
 def test_a_raise_with_no_frame_of_the_target_is_just_its_type():
     obs = observe(Target("i", int), CASE)  # a builtin: the raise happens in no Python frame at all
-    assert obs.raised.startswith("TypeError: ") and obs.crash_state == "TypeError"
+    assert obs.raised.startswith("TypeError: ") and str(obs.crash_state) == "TypeError"
 
 
 def test_the_crash_state_is_recorded_with_the_raise_and_only_then():
-    raised = Observation(raised="KeyError: 'x'", crash_state="KeyError at m.f")
+    raised = Observation(raised="KeyError: 'x'", crash_state=CrashState("KeyError", ("m.f",)))
     assert raised.to_json() == {"raised": "KeyError: 'x'", "crash_state": "KeyError at m.f"}
     assert Observation(raised="KeyError: 'x'").to_json() == {"raised": "KeyError: 'x'"}
     assert observe(Target("fine", lambda chunks: []), CASE).crash_state is None

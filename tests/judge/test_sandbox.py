@@ -107,7 +107,7 @@ def test_a_partial_target_is_called_once_a_prefix_and_a_raise_is_that_prefixs_an
     assert seen_prefixes == [text[:n] for n in prefixes_of(text, (8,))] and text[:8] in seen_prefixes
     raised = [p for p in seen.prefixes if p.raised]
     assert [p.length for p in raised] == [8] and raised[0].raised == "KeyError: 'x'"
-    assert raised[0].crash_state.startswith("KeyError at ")
+    assert str(raised[0].crash_state).startswith("KeyError at ")
     assert seen.to_json()["prefixes"][0] == {"text": 0, "length": 1, "value": "null"}
 
 

@@ -6,8 +6,9 @@ import io
 import shlex
 from dataclasses import replace
 
-from tests.corpus.test_findings import finding
+from tests.corpus.test_findings import finding, raising
 from toolfuzz.corpus.findings import FindingWriter
+from toolfuzz.identity import CrashState
 from toolfuzz.engine.events import Finished, Found, Note, Progress, Started, Stats
 from toolfuzz.outputs.console import Console
 
@@ -80,3 +81,21 @@ def test_on_a_terminal_what_is_said_in_words_is_folded_and_names_paths_and_comma
     plain = io.StringIO()
     Console(plain, writer)(Found(found))
     assert plain.getvalue().splitlines()[1] == f"  robustness: {found.divergence.detail}"
+
+
+def test_on_a_terminal_a_raise_whose_name_is_too_long_has_its_crash_state_on_a_line_of_its_own(tmp_path):
+    state = CrashState("ValueError", ("toolfuzz_examples.a_rather_long_module_name.parse_the_string",))
+    found = replace(raising(state), seed=1)
+    writer = FindingWriter(tmp_path)
+    out = io.StringIO()
+    console = Console(out, writer, fit=100)
+    writer(Found(found))
+    console(Found(found))
+    lines = out.getvalue().splitlines()
+    assert len(f"diverges: {found.signature}") > 100
+    assert lines[:2] == [f"diverges: {found.signature.replace(f'[{state}]', '[…]')}",
+                         f"  […] is the crash state {state}"]
+    # Not fitted (a pipe, or --wide), the signature is whole.
+    plain = io.StringIO()
+    Console(plain, writer)(Found(found))
+    assert plain.getvalue().splitlines()[0] == f"diverges: {found.signature}"

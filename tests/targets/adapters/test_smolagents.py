@@ -51,7 +51,7 @@ def test_an_error_chunk_raises_as_the_sdk_does_and_hands_nothing_on():
     # The openai SDK raises on the error chunk before generate_stream sees it; with nothing
     # finished in the stream, refusing it loses nothing.
     wire = sse(chunk(head(0, "call_1", "f", '{"a": 1}')), {"error": {"message": "overloaded"}})
-    assert run(AGG, case_of(wire)).crash_state.startswith("APIError at openai._streaming.Stream.__stream__ < ")
+    assert str(run(AGG, case_of(wire)).crash_state).startswith("APIError at openai._streaming.Stream.__stream__ < ")
     assert kinds(AGG, case_of(wire)) == []
 
 
@@ -64,8 +64,8 @@ def test_the_error_chunk_s_raise_after_a_finished_call_is_the_sdk_reporting_the_
                {"error": {"message": "overloaded"}})
     client = builtin_targets(["openai-client"])["openai-client"]
     assert case_of(wire).expected.executable() and case_of(wire).expected.error is not None
-    assert run(client, case_of(wire)).crash_state.startswith("APIError at openai._streaming.Stream.__stream__ < ")
-    assert run(AGG, case_of(wire)).crash_state.startswith("APIError at openai._streaming.Stream.__stream__ < ")
+    assert str(run(client, case_of(wire)).crash_state).startswith("APIError at openai._streaming.Stream.__stream__ < ")
+    assert str(run(AGG, case_of(wire)).crash_state).startswith("APIError at openai._streaming.Stream.__stream__ < ")
     assert kinds(client, case_of(wire)) == kinds(AGG, case_of(wire)) == []
 
 
@@ -77,5 +77,5 @@ def test_azure_s_content_filter_chunk_raises_in_smolagents_own_generate_stream()
     wire = sse(chunk(head(0, "call_1", "f", '{"a": 1}')), annotation, chunk(finish="tool_calls"))
     seen = run(AGG, case_of(wire))
     assert seen.raised.startswith("ValueError: No content or tool calls in event")
-    assert seen.crash_state.startswith("ValueError at smolagents.models.OpenAIModel.generate_stream")
+    assert str(seen.crash_state).startswith("ValueError at smolagents.models.OpenAIModel.generate_stream")
     assert kinds(AGG, case_of(wire)) == ["raised"]
