@@ -58,7 +58,8 @@ def destination(into: Path, entry: Entry, given_root: Path | None, beside: dict[
     recorded = diverging(entry.fixture)
     if recorded:
         target, kind = recorded[0]
-        finding = Finding(Target(name=target, fn=_never), Divergence(kind, "", entry.fixture.crash_state), entry.fixture.case,
+        divergence = Divergence(kind, "", entry.fixture.crash_state)
+        finding = Finding(Target(name=target, fn=_never), divergence, entry.fixture.case,
                           Observation(), PLAIN_FEATURES)
         return path_for(into, finding)
     return into / entry.path.name

@@ -123,8 +123,8 @@ class Known:
     def _roots_of(self, name: str, kind: str, core: CrashState | None) -> list[Root]:
         """The known root causes of target ``name`` of this kind whose crash state cut to its innermost frames
         (:func:`_core`) is ``core``: what a target built on ``name`` shares with it."""
-        return [r for key, roots in self._by.items() if key.target == name and key.kind == kind and _core(key.state) == core
-                for r in roots]
+        return [r for key, roots in self._by.items()
+                if (key.target, key.kind) == (name, kind) and _core(key.state) == core for r in roots]
 
     def explain(self, finding: Finding) -> Root | None:
         """:meth:`explaining` for a finding of a target (which may build on another)."""

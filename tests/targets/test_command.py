@@ -214,7 +214,8 @@ def test_the_crash_state_the_program_works_out_crosses_the_pipe(target):
     [divergence] = compare(case.expected, obs, target)
     # Frames only the program could see: its helper, then its caller (not its protocol loop, nor ours).
     assert obs.raised == "KeyError: 'call_1'"
-    assert divergence.state == obs.crash_state and str(obs.crash_state) == "KeyError at child.find_call < child.answer_deep"
+    assert divergence.state == obs.crash_state
+    assert str(obs.crash_state) == "KeyError at child.find_call < child.answer_deep"
 
 
 @pytest.mark.parametrize("what,state", [("raise_it", "KeyError"), ("untyped", "TypeError"), ("nameless", "raised"),
