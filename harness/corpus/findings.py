@@ -27,11 +27,15 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 _UNSAFE_FOLDER = re.compile(r"[^A-Za-z0-9._+@-]+")
 
 
+def _digest(text: str) -> str:
+    """Eight hex digits of ``text``: what tells apart two names a slug made the same or cut short."""
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
 def _slug(text: str, limit: int = 80, safe: re.Pattern[str] = _UNSAFE) -> str:
     slug = safe.sub("-", text).strip("-") or "target"
     if len(slug) > limit:
-        digest = hashlib.sha1(text.encode()).hexdigest()[:8]
-        slug = f"{slug[: limit - 9]}-{digest}"
+        slug = f"{slug[: limit - 9]}-{_digest(text)}"
     return slug
 
 
@@ -42,7 +46,7 @@ def target_folder(name: str) -> str:
     slug = _slug(name, safe=_UNSAFE_FOLDER).strip(".")
     if slug == name:
         return slug
-    return f"{slug[:70] or 'target'}-{hashlib.sha1(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    return f"{slug[:70] or 'target'}-{_digest(name)}"
 
 
 def path_for(root: Path, finding: Finding) -> Path:
@@ -60,7 +64,7 @@ def path_for(root: Path, finding: Finding) -> Path:
 def _state_slug(state: CrashState) -> str:
     if not state.frames:
         return _slug(state.error, 60)
-    return f"{_slug(state.error, 40)}-{hashlib.sha1(str(state).encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    return f"{_slug(state.error, 40)}-{_digest(str(state))}"
 
 
 def fixture_for(finding: Finding) -> Fixture:

@@ -182,7 +182,7 @@ def _shrunk_fixture(fixture: Fixture, case: Case, target: Target, divergence: Di
     found: dict[str, Any] = {**{k: v for k, v in fixture.found.items() if k != "unshrunk"}, "minimized": {
         "by": "toolfuzz corpus minimize", "toolfuzz": __version__, "version": target.version,
         "from": {"calls": before.size[0], "reads": before.size[1], "bytes": before.size[2]}}}
-    if divergence.state and not found.get("crash_state"):
+    if divergence.state and fixture.crash_state is None:
         found = _with_state(found, target.name, divergence.kind, divergence.state)
     description = fixture.description
     if description.startswith(KINDS[divergence.kind]):  # written by a run: its detail is now the new one's

@@ -150,7 +150,7 @@ class Known:
         replaced = self.add(finding)
         for old in replaced:
             stats.carry(old.signature, finding.signature, old.target, finding.target.name)
-            if old.target == finding.target.name and (old.kind, old.state) != (finding.key.kind, finding.key.state):
+            if old.target == finding.target.name and old.key[1:] != finding.key[1:]:
                 stats.also_as.setdefault(finding.signature, set()).add(_shown(old.kind, old.state))
         return replaced
 

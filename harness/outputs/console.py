@@ -8,7 +8,8 @@ import time
 from typing import TextIO
 
 from toolfuzz.corpus.findings import FindingWriter
-from toolfuzz.engine.events import Event, Finding, Finished, Found, Note, Progress, Started, Stats
+from toolfuzz.engine.events import Event, Finding, Finished, Found, Note, Progress, Started, Stats, signature_of
+from toolfuzz.identity import CrashState
 from toolfuzz.outputs.tables import hanging, terminal_width
 
 __all__ = ["Console"]
@@ -16,6 +17,10 @@ __all__ = ["Console"]
 #: Why a run ended, as a person says it.
 _WHY = {"examples": "examples spent", "budget": "time spent", "interrupted": "interrupted",
         "found": "found what was searched for"}
+
+
+#: What stands for a crash state in a signature shown with the state on a line of its own.
+_ELSEWHERE = CrashState("…")
 
 
 class Console:
@@ -67,8 +72,8 @@ class Console:
         name = finding.signature
         if self.fit is None or finding.state is None or len("diverges: ") + len(name) <= self.fit:
             return name
-        state = str(finding.state)
-        return name.replace(f"[{state}]", "[…]", 1) + "\n" + self._said(f"  […] is the crash state {state}")
+        short = signature_of(finding.target.name, finding.divergence.kind, finding.features, _ELSEWHERE)
+        return f"{short}\n" + self._said(f"  [{_ELSEWHERE}] is the crash state {finding.state}")
 
     def line(self, text: str) -> None:
         self._clear()
