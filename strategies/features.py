@@ -157,6 +157,8 @@ _OTHERS = [
                    "stream interval or speculative step at a time")
       for n in ("batched", "calls-in-one-batch", "content-before", "lookalike-strings", "one-token-batches",
                 "stop-alone")),
+    _inherent("streamed-then-whole", "an engine hands its parser a stream interval's or a speculative step's "
+                                     "tokens at once, which may hold a whole call after one that streamed"),
     # A real server's own stream (toolfuzz corpus import, findings/captures/): whatever shapes it holds, that server
     # was seen sending them.  A recording of a server nobody named (a user's own) grounds nothing on its own, and
     # one the contract reads otherwise than its source's tests (a documented ambiguity) is read by a choice.

@@ -169,6 +169,9 @@ class Stats:
     #: Cases not run on each target because they are outside its scope (``Target.scope``: more choices than
     #: it can ask for, ids its types do not admit).
     out_of_scope: dict[str, int] = field(default_factory=dict)
+    #: Cases each target sat out because its known time-outs had taken their share of the search's time
+    #: (``toolfuzz.engine.search.KNOWN_TIMEOUT_CAP``).
+    sat_out: dict[str, int] = field(default_factory=dict)
 
     @property
     def elapsed(self) -> float:
@@ -180,6 +183,7 @@ class Stats:
         for mine, theirs in ((self.by_target, other.by_target), (self.seconds_in, other.seconds_in),
                              (self.seconds_timed_out, other.seconds_timed_out),
                              (self.by_feature, other.by_feature), (self.out_of_scope, other.out_of_scope),
+                             (self.sat_out, other.sat_out),
                              (self.pass_probes, other.pass_probes), (self.pass_kept, other.pass_kept)):
             _add(mine, theirs)
         self.flaky.extend(other.flaky)

@@ -82,7 +82,7 @@ from toolfuzz.targets.base import LEVEL, Target
 from toolfuzz.vocabulary import Case
 
 __all__ = ["search", "Search", "SearchSettings", "SearchHooks", "search_for_kind", "REDUCING_SHARE", "TIMEOUT_MARGIN",
-           "FINISHING_SHARE", "KNOWN_TIMEOUT_SHARE", "finishing"]
+           "FINISHING_SHARE", "KNOWN_TIMEOUT_SHARE", "KNOWN_TIMEOUT_CAP", "finishing"]
 
 #: Reducing new root causes may take at most this share of the work so far; the rest is generation.
 REDUCING_SHARE = 0.3
@@ -94,6 +94,12 @@ TIMEOUT_MARGIN = 2
 #: parser met its known time-out 39 times in a 360-s run, about 195 s of it.
 KNOWN_TIMEOUT_SHARE = 0.1
 _LEAST_LIMIT = 0.25
+#: A target's known time-outs may take at most this share of the search's time.  Past it the target sits
+#: out generated cases (counted, ``Stats.sat_out``) until its share is back under, unless every target is
+#: past its own: a shorter limit alone cannot do it, since a parser that backtracks is slow on a long tail of
+#: cases, and any limit leaves most of its time in the cases past it (bench.timeouts measures both).  Seconds,
+#: not work: which case runs out of time depends on the machine already.
+KNOWN_TIMEOUT_CAP = 0.1
 #: Payloads reducing may feed targets before the share has grown to any: the first root causes are
 #: reduced at once.
 _FIRST_WORK = 50_000
@@ -133,6 +139,8 @@ class SearchSettings:
     #: The features a finding keeps however far it is reduced (the plain transport).
     plain: frozenset[str] = frozenset()
     reducing_share: float = REDUCING_SHARE
+    #: The share of the search's time a target's known time-outs may take (:data:`KNOWN_TIMEOUT_CAP`).
+    known_timeout_cap: float = KNOWN_TIMEOUT_CAP
     #: Off: a finding of another kind is never folded into a root cause as its variant.
     variants: bool = True
     #: When whatever follows generating (reducing, confirming) ends, a ``time.monotonic()``; None: the
@@ -197,6 +205,8 @@ class Search:
         self.pending: list[Pending] = []
         #: The reduced cases of new root causes, each to be run once on the other targets (the module says why).
         self.again: list[tuple[Finding, int]] = []
+        #: Seconds each target spent running out of time under a known time-out's shorter limit.
+        self.in_known_timeouts: dict[str, float] = {}
         self.last_report = 0.0
         self.done = False
 
@@ -252,9 +262,21 @@ class Search:
         the target is known (:data:`KNOWN_TIMEOUT_SHARE` says why).  A reduction's probes and a new time-out's
         second run keep the whole limit: what they decide is a finding."""
         timeout = self.settings.timeout
-        if self.known.has(RootKey(target.name, "timed_out")):
+        if self.knows_timeout(target):
             return max(min(timeout, _LEAST_LIMIT), KNOWN_TIMEOUT_SHARE * timeout)
         return timeout
+
+    def knows_timeout(self, target: Target) -> bool:
+        return self.known.has(RootKey(target.name, "timed_out"))
+
+    def sits_out(self, target: Target) -> bool:
+        """Whether ``target`` sits out the next generated case: its known time-outs have taken more than their
+        share of the search's time (:data:`KNOWN_TIMEOUT_CAP` says why), and some target has not, to give the
+        time to.  A target searched alone always runs: sitting out would give its time to no one."""
+        return self.past_cap(target) and not all(self.past_cap(t) for t in self.targets)
+
+    def past_cap(self, target: Target) -> bool:
+        return self.in_known_timeouts.get(target.name, 0.0) > self.settings.known_timeout_cap * self.stats.elapsed
 
     def next_case(self) -> tuple[Case, int, str]:
         """The case to run next, its seed, and the target not to run it on: a new root cause's reduced case
@@ -285,12 +307,19 @@ class Search:
                     stats.out_of_scope[target.name] = stats.out_of_scope.get(target.name, 0) + 1
                 continue
             if not skip:  # a root cause's reduced case run again is not one more example
+                if self.sits_out(target):
+                    stats.sat_out[target.name] = stats.sat_out.get(target.name, 0) + 1
+                    continue
                 stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
             stats.work += work_of(case, payloads) + 1
+            known_timeout = self.knows_timeout(target)
             observation = observe(target, case, payloads, self.limit_for(target))
-            stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + observation.seconds
+            seconds = observation.seconds
+            stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + seconds
             if observation.timed_out:
-                stats.seconds_timed_out[target.name] = stats.seconds_timed_out.get(target.name, 0.0) + observation.seconds
+                stats.seconds_timed_out[target.name] = stats.seconds_timed_out.get(target.name, 0.0) + seconds
+                if known_timeout:
+                    self.in_known_timeouts[target.name] = self.in_known_timeouts.get(target.name, 0.0) + seconds
             # One report a case and target: the first kind (compare's order puts the gravest first).
             # The others on the same case are that mistake seen from another side, as often as not;
             # at levels partial and producer each kind is a rule of its own, and each is reported.

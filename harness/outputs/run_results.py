@@ -34,6 +34,7 @@ def summary(targets: list[Target], saved: Saved, stats: Stats, seed: int, profil
         "targets": [{"name": t.name, "level": t.level, "version": t.version,
                      "examples": stats.by_target.get(t.name, 0),
                      "out_of_scope": stats.out_of_scope.get(t.name, 0),
+                     "sat_out": stats.sat_out.get(t.name, 0),
                      "seconds_in_target": round(stats.seconds_in.get(t.name, 0.0), 3),
                      "divergences": [{"signature": f.signature, "kind": f.divergence.kind,
                                       "severity": f.grade.severity.value, "grade": f.grade.to_json(),
@@ -91,6 +92,10 @@ def table(targets: list[Target], saved: Saved, stats: Stats, width: int | None =
                            ", ".join(sorted(stats.also_as.get(f.signature, ()))) or "-",
                            f"example {seen[0]}, {seen[1]:.1f} s" if seen else "-"))
         out += "\n" + fitted(causes, CAUSE_COLUMNS, width) + "\n"
+    for t in targets:
+        if stats.sat_out.get(t.name):
+            out += (f"{t.name} sat out {stats.sat_out[t.name]} cases: its known time-out had taken its share of "
+                    "the time\n")
     total = len(saved)
     graded = ", ".join(f"{n} {s.value}" for s in Severity
                        if (n := sum(1 for f, _, _ in saved if f.grade.severity is s)))

@@ -73,6 +73,15 @@ class TextDialect:
         return _cases.draw(draw, self.format, self.DIALECT, generators)
 
 
+def _token_at(pieces: list[str], offsets: list[int]) -> list[int]:
+    """The token each offset of the text falls in."""
+    ends, at = [], 0
+    for piece in pieces:
+        at += len(piece)
+        ends.append(at)
+    return [next(i for i, end in enumerate(ends) if offset < end) for offset in offsets]
+
+
 def _content(draw: Any) -> str:
     return pick(draw, _TEXTS) if integer(draw, 0, 2) == 2 else ""
 
@@ -97,20 +106,26 @@ def _cases(draw: Any, fmt: Format, dialect: str, generators: tuple[tuple[Tool, A
     after = _content(draw)
     text = fmt.render(written, before, between, after)
     pieces = text_tokens(text, fmt.specials)
-    batches = token_batches.draw(draw, pieces)
-    # Where each call begins, for the features: its name, in order, after the content before it.
-    starts, at = [], len(before)
+    # Where each call begins, for the batches and the features: its name, in order, after the content before it.
+    # Where its arguments end, where the format writes them as their JSON text; else where the next begins.
+    starts, ends, at = [], [], len(before)
     for call in written:
         at = text.find(call.name, at)
         starts.append(at)
         at += len(call.name)
+        if fmt.json_text and (found := text.find(call.text, at)) >= 0:
+            at = found + len(call.text)
+            ends.append(at)
+    if len(ends) != len(starts):
+        ends = []
+    batches = token_batches.draw(draw, pieces, _token_at(pieces, starts))
     calls = []
     for k, call in enumerate(written):
         # What the model wrote as JSON; a pythonic or XML call wrote its own spelling, whose value is this JSON's.
         arguments = call.text if fmt.json_text else json.dumps(call.value, ensure_ascii=False)
         calls.append(Call(0, k, None, call.name, arguments, verdict(call.name, arguments, tools)))
     content = fmt.joiner.join(part for part in (before, *between, after) if part)
-    features = batch_features(batches, pieces, starts)
+    features = batch_features(batches, pieces, starts, ends)
     features |= {name for name, there in (("content-before", before), ("content-between", any(between)),
                                           ("content-after", after)) if there}
     if len(written) > 1:

@@ -187,14 +187,17 @@ def test_a_target_slow_on_a_case_but_not_stuck_is_not_a_finding_that_the_machine
     assert stats.flaky == ["slow ran out of time once on a case it then answered within 2 s: not a finding"]
 
 
-def test_a_case_that_runs_out_of_time_again_is_a_finding():
+def _stuck(name: str = "stuck") -> Target:
     def sticking(assemble):
         def stuck(*args, **kwargs):
             while True:
                 pass
         return stuck
+    return replace(REFERENCE.wrapped(sticking), name=name)
 
-    findings, stats = search([replace(REFERENCE.wrapped(sticking), name="stuck")], PLAIN, max_examples=2,
+
+def test_a_case_that_runs_out_of_time_again_is_a_finding():
+    findings, stats = search([_stuck()], PLAIN, max_examples=2,
                              budget=600, seed=1, timeout=0.3)
     assert [f.divergence.kind for f in findings] == ["timed_out"] and stats.flaky == []
 
@@ -209,21 +212,37 @@ def test_once_a_target_s_time_out_is_known_its_later_cases_cost_a_share_of_the_l
         limits.append(timeout)
         return observe(target, case, payloads, timeout, prefixes)
 
-    def sticking(assemble):
-        def stuck(*args, **kwargs):
-            while True:
-                pass
-        return stuck
-
     monkeypatch.setattr(searching, "observe", observing)
-    stuck = replace(REFERENCE.wrapped(sticking), name="stuck")
-    findings, stats = search([stuck, PLAIN_ASSEMBLER], PLAIN, max_examples=4, budget=600, seed=1, timeout=1.0)
+    stuck = _stuck()
+    # A cap of all the time: the target never sits out here (the next two tests are about that).
+    findings, stats = search([stuck, PLAIN_ASSEMBLER], PLAIN, max_examples=4, budget=600, seed=1, timeout=1.0,
+                             known_timeout_cap=1.0)
     assert [f.divergence.kind for f in findings] == ["timed_out"]
     # The first case at the limit, run again at twice it (a new time-out, confirmed), then on the plain
     # assembler, and its reduced case on the plain assembler again; then each later case: the stuck target
     # under a share of the limit (a hit), and the plain assembler, which has no known time-out, under all of it.
     assert limits[:4] == [1.0, 2.0, 1.0, 1.0] and limits[4:] == [0.25, 1.0] * 3
     assert stats.hits[findings[0].signature] == 3 and set(stats.seconds_timed_out) == {"stuck"}
+
+
+def test_a_target_whose_known_time_outs_took_their_share_of_the_time_sits_out_cases_the_others_run():
+    # A cap of 0: the first hit of the known time-out is past it, whatever the machine's speed.
+    findings, stats = search([_stuck(), PLAIN_ASSEMBLER], PLAIN, max_examples=5, budget=600, seed=1, timeout=1.0,
+                             known_timeout_cap=0.0)
+    assert [f.divergence.kind for f in findings] == ["timed_out"]
+    # The first case found it, the second was its one hit under the share, and the three after it sat out.
+    assert stats.hits[findings[0].signature] == 1
+    assert stats.sat_out == {"stuck": 3} and stats.by_target == {"stuck": 2, PLAIN_ASSEMBLER.name: 5}
+
+
+def test_a_target_under_its_cap_or_searched_alone_never_sits_out():
+    # Its known time-outs are a part of the search's time, so a cap of all of it is never passed.
+    _, under = search([_stuck(), PLAIN_ASSEMBLER], PLAIN, max_examples=3, budget=600, seed=1, timeout=0.5,
+                      known_timeout_cap=1.0)
+    # Alone, past the cap: sitting out would give its time to no target.
+    _, alone = search([_stuck()], PLAIN, max_examples=3, budget=600, seed=1, timeout=0.5, known_timeout_cap=0.0)
+    for stats in (under, alone):
+        assert stats.sat_out == {} and stats.by_target["stuck"] == 3 and sum(stats.hits.values()) == 2
 
 
 def test_a_search_that_replaces_a_root_cause_found_before_it_started_counts_only_its_own():

@@ -91,3 +91,12 @@ def test_fitted_to_80_columns_the_time_column_goes_too():
     lines = table(*run_of_three(), width=80).splitlines()
     assert max(len(line) for line in lines) <= 80
     assert "(time in target: left out to fit 80 columns; --wide shows it)" in lines
+
+
+def test_a_target_that_sat_out_cases_is_said_before_the_totals_and_none_is_said_otherwise():
+    targets, saved, stats = run_of_three()
+    stats.sat_out = {"selftest-read-as-delta": 812}
+    lines = table(targets, saved, stats).splitlines()
+    assert lines[-2:] == ["selftest-read-as-delta sat out 812 cases: its known time-out had taken its share of the time",
+                          "3 root causes (1 bug, 2 robustness) in 414 examples"]
+    assert not any("sat out" in line for line in WHOLE.splitlines())

@@ -43,5 +43,6 @@ def test_a_disconnect_cuts_the_wire_short_by_at_least_a_byte(cut):
 
 def test_the_plainest_disconnect_is_at_the_start_of_the_first_event_that_finishes():
     assert find(disconnects(_EVENTS, 40), lambda cut: True) == 20
-    # Inside an event that carries arguments, it shrinks to the first such event's second byte.
-    assert find(disconnects(_EVENTS, 40), lambda cut: cut != 20) == 11
+    # Inside an event that carries arguments, it shrinks to the first such event's second byte.  Derandomised
+    # here as in CI: from some random starts the shrinker stops at a cut anywhere (byte 1), a local minimum.
+    assert find(disconnects(_EVENTS, 40), lambda cut: cut != 20, settings=settings(derandomize=True)) == 11
