@@ -94,11 +94,11 @@ TIMEOUT_MARGIN = 2
 #: parser met its known time-out 39 times in a 360-s run, about 195 s of it.
 KNOWN_TIMEOUT_SHARE = 0.1
 _LEAST_LIMIT = 0.25
-#: A target's known time-outs may take at most this share of the search's time.  Past it the target sits
-#: out generated cases (counted, ``Stats.sat_out``) until its share is back under, unless every target is
-#: past its own: a shorter limit alone cannot do it, since a parser that backtracks is slow on a long tail of
-#: cases, and any limit leaves most of its time in the cases past it (bench.timeouts measures both).  Seconds,
-#: not work: which case runs out of time depends on the machine already.
+#: Once a target's time-out is known, its time-outs may take at most this share of the search's time.  Past it
+#: the target sits out generated cases (counted, ``Stats.sat_out``) until its share is back under, unless every
+#: target is past its own.  A shorter limit alone cannot do it, since a parser that backtracks is slow on a long
+#: tail of cases, and any limit leaves most of its time in the cases past it (bench.timeouts measures both).
+#: Seconds, not work: which case runs out of time depends on the machine already.
 KNOWN_TIMEOUT_CAP = 0.1
 #: Payloads reducing may feed targets before the share has grown to any: the first root causes are
 #: reduced at once.
@@ -205,8 +205,6 @@ class Search:
         self.pending: list[Pending] = []
         #: The reduced cases of new root causes, each to be run once on the other targets (the module says why).
         self.again: list[tuple[Finding, int]] = []
-        #: Seconds each target spent running out of time under a known time-out's shorter limit.
-        self.in_known_timeouts: dict[str, float] = {}
         self.last_report = 0.0
         self.done = False
 
@@ -276,7 +274,10 @@ class Search:
         return self.past_cap(target) and not all(self.past_cap(t) for t in self.targets)
 
     def past_cap(self, target: Target) -> bool:
-        return self.in_known_timeouts.get(target.name, 0.0) > self.settings.known_timeout_cap * self.stats.elapsed
+        # All its time-outs count, those before its time-out was known and the flaky ones too: the share is of
+        # the time, and whatever took it, a target whose time-out is known has had it.
+        spent = self.stats.seconds_timed_out.get(target.name, 0.0)
+        return self.knows_timeout(target) and spent > self.settings.known_timeout_cap * self.stats.elapsed
 
     def next_case(self) -> tuple[Case, int, str]:
         """The case to run next, its seed, and the target not to run it on: a new root cause's reduced case
@@ -312,14 +313,10 @@ class Search:
                     continue
                 stats.by_target[target.name] = stats.by_target.get(target.name, 0) + 1
             stats.work += work_of(case, payloads) + 1
-            known_timeout = self.knows_timeout(target)
             observation = observe(target, case, payloads, self.limit_for(target))
-            seconds = observation.seconds
-            stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + seconds
+            stats.seconds_in[target.name] = stats.seconds_in.get(target.name, 0.0) + observation.seconds
             if observation.timed_out:
-                stats.seconds_timed_out[target.name] = stats.seconds_timed_out.get(target.name, 0.0) + seconds
-                if known_timeout:
-                    self.in_known_timeouts[target.name] = self.in_known_timeouts.get(target.name, 0.0) + seconds
+                stats.seconds_timed_out[target.name] = stats.seconds_timed_out.get(target.name, 0.0) + observation.seconds
             # One report a case and target: the first kind (compare's order puts the gravest first).
             # The others on the same case are that mistake seen from another side, as often as not;
             # at levels partial and producer each kind is a rule of its own, and each is reported.

@@ -36,6 +36,8 @@ def summary(targets: list[Target], saved: Saved, stats: Stats, seed: int, profil
                      "out_of_scope": stats.out_of_scope.get(t.name, 0),
                      "sat_out": stats.sat_out.get(t.name, 0),
                      "seconds_in_target": round(stats.seconds_in.get(t.name, 0.0), 3),
+                     # Of those, the seconds it ran out of time, a known time-out's hits included.
+                     "seconds_timed_out": round(stats.seconds_timed_out.get(t.name, 0.0), 3),
                      "divergences": [{"signature": f.signature, "kind": f.divergence.kind,
                                       "severity": f.grade.severity.value, "grade": f.grade.to_json(),
                                       "detail": f.divergence.detail, "fixture": str(p), "file": what,

@@ -6,7 +6,7 @@ from toolfuzz.corpus.fixtures import load
 from toolfuzz.engine.events import Finding, Stats
 from toolfuzz.judge.compare import Divergence
 from toolfuzz.judge.observation import Observation
-from toolfuzz.outputs.run_results import table
+from toolfuzz.outputs.run_results import summary, table
 from toolfuzz.targets.registry import builtin_targets
 from tests.paths import ROOT
 
@@ -100,3 +100,13 @@ def test_a_target_that_sat_out_cases_is_said_before_the_totals_and_none_is_said_
     assert lines[-2:] == ["selftest-read-as-delta sat out 812 cases: its known time-out had taken its share of the time",
                           "3 root causes (1 bug, 2 robustness) in 414 examples"]
     assert not any("sat out" in line for line in WHOLE.splitlines())
+
+
+def test_the_json_summary_says_for_each_target_the_cases_it_sat_out_and_its_seconds_out_of_time():
+    targets, saved, stats = run_of_three()
+    stats.sat_out = {"selftest-read-as-delta": 812}
+    stats.seconds_timed_out = {"selftest-read-as-delta": 2.5}
+    rows = {t["name"]: t for t in summary(targets, saved, stats, 1, ())["targets"]}
+    assert (rows["selftest-read-as-delta"]["sat_out"], rows["selftest-read-as-delta"]["seconds_timed_out"]) == (812, 2.5)
+    assert (rows["selftest-hand-out-after-disconnect"]["sat_out"],
+            rows["selftest-hand-out-after-disconnect"]["seconds_timed_out"]) == (0, 0.0)
