@@ -169,7 +169,7 @@ class Stats:
     #: Cases not run on each target because they are outside its scope (``Target.scope``: more choices than
     #: it can ask for, ids its types do not admit).
     out_of_scope: dict[str, int] = field(default_factory=dict)
-    #: Cases each target sat out because its known time-outs had taken their share of the search's time
+    #: Cases each target sat out because, its time-out known, its time-outs had taken their share of the time
     #: (``toolfuzz.engine.search.KNOWN_TIMEOUT_CAP``).
     sat_out: dict[str, int] = field(default_factory=dict)
 

@@ -139,7 +139,7 @@ class SearchSettings:
     #: The features a finding keeps however far it is reduced (the plain transport).
     plain: frozenset[str] = frozenset()
     reducing_share: float = REDUCING_SHARE
-    #: The share of the search's time a target's known time-outs may take (:data:`KNOWN_TIMEOUT_CAP`).
+    #: The share of the search's time a target's time-outs may take once one is known (:data:`KNOWN_TIMEOUT_CAP`).
     known_timeout_cap: float = KNOWN_TIMEOUT_CAP
     #: Off: a finding of another kind is never folded into a root cause as its variant.
     variants: bool = True
@@ -268,9 +268,9 @@ class Search:
         return self.known.has(RootKey(target.name, "timed_out"))
 
     def sits_out(self, target: Target) -> bool:
-        """Whether ``target`` sits out the next generated case: its known time-outs have taken more than their
-        share of the search's time (:data:`KNOWN_TIMEOUT_CAP` says why), and some target has not, to give the
-        time to.  A target searched alone always runs: sitting out would give its time to no one."""
+        """Whether ``target`` sits out the next generated case: its time-out is known and its time-outs have taken
+        more than their share of the search's time (:data:`KNOWN_TIMEOUT_CAP` says why), and some target has
+        not, to give the time to.  A target searched alone always runs: sitting out would give its time to no one."""
         return self.past_cap(target) and not all(self.past_cap(t) for t in self.targets)
 
     def past_cap(self, target: Target) -> bool:
