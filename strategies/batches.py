@@ -22,11 +22,13 @@ parser sees one empty batch last, the step that says the generation ended
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from itertools import accumulate
 from typing import Any, Sequence
 
 from toolfuzz.strategies.stage import integer, named, stage
 
-__all__ = ["token_batches", "batch_features"]
+__all__ = ["token_batches", "batch_features", "pieces_at"]
 
 _MAX_CUTS = 8
 _ONE_TOKEN_MODE = 9
@@ -101,15 +103,17 @@ def batch_features(batches: Sequence[str], tokens: Sequence[str], starts: Sequen
     return out
 
 
+def pieces_at(pieces: Sequence[str], offsets: Sequence[int]) -> list[int]:
+    """The piece (token, batch) of ``pieces`` each offset of their joined text falls in."""
+    ends = list(accumulate(len(p) for p in pieces))
+    return [bisect_right(ends, offset) for offset in offsets]
+
+
 def _streamed_then_whole(text: Sequence[str], spans: Sequence[tuple[int, int]]) -> bool:
     """Whether some call's text is all in one batch and the call before it came in more than one."""
-    ends, at = [], 0
-    for batch in text:
-        at += len(batch)
-        ends.append(at)
 
     def whole(span: tuple[int, int]) -> bool:
-        first = next(i for i, end in enumerate(ends) if span[0] < end)
-        return span[1] <= ends[first]
+        first, last = pieces_at(text, (span[0], span[1] - 1))
+        return first == last
 
     return any(whole(spans[k]) and not whole(spans[k - 1]) for k in range(1, len(spans)))

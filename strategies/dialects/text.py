@@ -17,7 +17,7 @@ from typing import Any, Collection
 from hypothesis import strategies as st
 
 from toolfuzz.vocabulary import Call, Case, Outcome, Tool, text_tokens
-from toolfuzz.strategies.batches import batch_features, token_batches
+from toolfuzz.strategies.batches import batch_features, pieces_at, token_batches
 from toolfuzz.strategies.expect import verdict
 from toolfuzz.strategies.markup import FORMATS, Format, Written
 from toolfuzz.strategies.serialise import serialisations
@@ -73,15 +73,6 @@ class TextDialect:
         return _cases.draw(draw, self.format, self.DIALECT, generators)
 
 
-def _token_at(pieces: list[str], offsets: list[int]) -> list[int]:
-    """The token each offset of the text falls in."""
-    ends, at = [], 0
-    for piece in pieces:
-        at += len(piece)
-        ends.append(at)
-    return [next(i for i, end in enumerate(ends) if offset < end) for offset in offsets]
-
-
 def _content(draw: Any) -> str:
     return pick(draw, _TEXTS) if integer(draw, 0, 2) == 2 else ""
 
@@ -118,7 +109,7 @@ def _cases(draw: Any, fmt: Format, dialect: str, generators: tuple[tuple[Tool, A
             ends.append(at)
     if len(ends) != len(starts):
         ends = []
-    batches = token_batches.draw(draw, pieces, _token_at(pieces, starts))
+    batches = token_batches.draw(draw, pieces, pieces_at(pieces, starts))
     calls = []
     for k, call in enumerate(written):
         # What the model wrote as JSON; a pythonic or XML call wrote its own spelling, whose value is this JSON's.
