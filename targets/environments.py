@@ -8,9 +8,9 @@ spec ``TARGET@NAME`` runs the built-in target there, over the subprocess protoco
 targets.
 
 Environments live under ``$TOOLFUZZ_ENVS``, else ``~/.cache/toolfuzz/envs``, one folder each, with a
-``toolfuzz-env.json`` saying what was asked for.  They are made with uv when it is installed, venv and pip
-otherwise.  toolfuzz itself goes in as it is installed here: editable from its source folder when that is
-where it runs from (an editable install or a checkout), else the same release from the package index; an
+``toolfuzz-env.json`` saying what was asked for.  They are made with uv when it is installed, else with
+venv and the pip toolfuzz runs beside (``pip --python``; the environment's own where that one is too old).
+toolfuzz itself goes in as it is installed here: editable from its source folder when that is where it runs from (an editable install or a checkout), else the same release from the package index; an
 environment made with another toolfuzz is made again when a bisection asks for it.
 """
 
@@ -168,17 +168,13 @@ def add(name: str, requirements: list[str], say: Callable[[str], None] = lambda 
         shutil.rmtree(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     toolfuzz = _toolfuzz_install()
-    uv = shutil.which("uv")
+    make, install, how = _installer(folder / "bin" / "python")
     cut = requirements.index(_NO_DEPS) if _NO_DEPS in requirements else len(requirements)
     plain, bare = requirements[:cut], requirements[cut + 1:]
-    install = ([uv, "pip", "install", "--quiet", "--python", str(folder / "bin" / "python")] if uv else
-               [str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-    steps = [[uv, "venv", "--quiet", "--python", sys.executable, str(folder)] if uv else
-             [sys.executable, "-m", "venv", str(folder)],
-             [*install, *toolfuzz, *plain]]
+    steps = [[*make, str(folder)], [*install, *toolfuzz, *plain]]
     if bare:
         steps.append([*install, "--no-deps", *bare])
-    say(f"making {folder} with {'uv' if uv else 'venv and pip'}: toolfuzz from {' '.join(toolfuzz)}"
+    say(f"making {folder} with {how}: toolfuzz from {' '.join(toolfuzz)}"
         + (f", {' '.join(requirements)}" if requirements else ""))
     for argv in steps:
         done = subprocess.run(argv, capture_output=True, text=True)
@@ -194,6 +190,34 @@ def add(name: str, requirements: list[str], say: Callable[[str], None] = lambda 
     partial.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     os.replace(partial, folder / _RECORD)
     return env
+
+
+#: The oldest pip that installs into another interpreter's environment (``pip --python``, pip 22.3).
+_PIP_PYTHON = (22, 3)
+
+
+def _installer(python: Path) -> tuple[list[str], list[str], str]:
+    """How an environment is made and installed into, with what it says: uv when it is installed; else, when
+    this python's pip can install elsewhere, a venv without a pip of its own and this pip (``--python``), which
+    spares each environment the few seconds ensurepip takes and the old pip it leaves; else venv and its pip."""
+    uv = shutil.which("uv")
+    if uv:
+        return ([uv, "venv", "--quiet", "--python", sys.executable],
+                [uv, "pip", "install", "--quiet", "--python", str(python)], "uv")
+    quiet = ["install", "--quiet", "--disable-pip-version-check"]
+    if _pip_version() >= _PIP_PYTHON:
+        return ([sys.executable, "-m", "venv", "--without-pip"],
+                [sys.executable, "-m", "pip", "--python", str(python), *quiet], "venv and this pip")
+    return [sys.executable, "-m", "venv"], [str(python), "-m", "pip", *quiet], "venv and pip"
+
+
+def _pip_version() -> tuple[int, ...]:
+    """This python's pip as numbers (none: ``()``), for :func:`_installer`."""
+    try:
+        given = metadata.version("pip")
+    except metadata.PackageNotFoundError:
+        return ()
+    return tuple(int(part) for part in re.findall(r"\d+", given)[:2])
 
 
 def ensure(name: str, requirements: list[str], say: Callable[[str], None] = lambda text: None) -> Environment:

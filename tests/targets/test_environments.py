@@ -58,6 +58,23 @@ def test_what_a_recipe_lists_after_no_deps_goes_in_alone_and_ci_pins_sglang_as_i
     assert f'SGLANG="{environments.RECIPES["sglang"][-1]}"' in ci
 
 
+def test_an_environment_is_made_without_a_pip_of_its_own_and_installed_by_this_one(tmp_path, install_steps, monkeypatch):
+    folder = tmp_path / "plain"
+    environments.add("plain", ["six"])
+    make, install = install_steps
+    # ensurepip's seconds, and the old pip it leaves, spared: this python's pip installs there (pip --python).
+    assert make == [sys.executable, "-m", "venv", "--without-pip", str(folder)]
+    assert install[:5] == [sys.executable, "-m", "pip", "--python", str(folder / "bin" / "python")]
+    assert install[-1] == "six"
+    # A pip too old to install elsewhere: the environment gets its own, as venv gives it.
+    install_steps.clear()
+    monkeypatch.setattr(environments, "_pip_version", lambda: (22, 2))
+    environments.add("plain", ["six"])
+    make, install = install_steps
+    assert make == [sys.executable, "-m", "venv", str(folder)]
+    assert install[:3] == [str(folder / "bin" / "python"), "-m", "pip"]
+
+
 def test_the_vllm_recipe_pins_a_cpu_torch_and_puts_vllm_in_alone_as_ci_does(install_steps):
     environments.add("vllm", [])
     *_, plain, bare = install_steps
