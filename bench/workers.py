@@ -130,15 +130,24 @@ class _Sampler:
 
 
 def _tree_rss(root: int) -> int:
-    parents: dict[int, int] = {}
     rss: dict[int, int] = {}
+    for pid in tree_of(root):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    return sum(rss.values())
+
+
+def tree_of(root: int) -> set[int]:
+    """``root`` and every process descended from it."""
+    parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            parents[int(entry.name)] = int(fields[1])
-            rss[int(entry.name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+            parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             continue
     tree, frontier = {root}, [root]
@@ -147,7 +156,7 @@ def _tree_rss(root: int) -> int:
         children = [p for p, parent in parents.items() if parent == pid and p not in tree]
         tree.update(children)
         frontier.extend(children)
-    return sum(rss.get(p, 0) for p in tree)
+    return tree
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -63,7 +63,7 @@ from toolfuzz.targets.base import (ALL_CLAIMS, ANY_SCOPE, LEVEL, BadReturn, Fed,
                                    RELAXATIONS, Scope, Target)
 
 __all__ = ["PROTOCOL", "MAX_ANSWER_BYTES", "CommandError", "ChildRaised", "ChildDied", "ProtocolError", "Child",
-           "command_target", "HANDSHAKE_SECONDS", "stop_all"]
+           "Lane", "command_targets", "HANDSHAKE_SECONDS", "stop_all"]
 
 PROTOCOL = "toolfuzz-subprocess/1"
 #: Longest answer line read back; a longer one is a bad return, and the child is restarted.
@@ -112,7 +112,8 @@ class Child:
         self.argv = list(argv)
         self.handshake_seconds = handshake_seconds
         self.max_answer = max_answer
-        self.hello: dict[str, Any] | None = None
+        #: The targets its handshake describes: one, or those it serves together (``toolfuzz serve A B``).
+        self.hellos: list[dict[str, Any]] | None = None
         self.level = level
         #: The dialect of the case about to run (the call itself is handed only the chunks or reads).
         self.dialect = DIALECTS[0]
@@ -131,7 +132,17 @@ class Child:
 
     # -- life cycle (outside any target call) --------------------------------
 
-    def start(self) -> dict[str, Any]:
+    @property
+    def pid(self) -> int | None:
+        """The running program's process id, or None."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def hello(self) -> dict[str, Any] | None:
+        """The handshake's first (for most programs, only) target."""
+        return self.hellos[0] if self.hellos else None
+
+    def start(self) -> list[dict[str, Any]]:
         """Start the program and read its handshake; :class:`CommandError` if either fails."""
         self.stop()
         self._stderr = tempfile.TemporaryFile()
@@ -158,17 +169,16 @@ class Child:
             self.stop()
             raise CommandError(f"no handshake: {e}") from None
         try:
-            hello = _handshake(line, self.level)
+            hellos = _handshakes(line, self.level)
         except CommandError:
             self.stop()
             raise
-        if self.hello is not None and (hello["name"], hello["level"]) != (self.hello["name"], self.hello["level"]):
+        if self.hellos is not None and _served(hellos) != _served(self.hellos):
             self.stop()
-            raise CommandError(f"restarted as {hello['name']!r} at level {hello['level']}, not as "
-                               f"{self.hello['name']!r} at level {self.hello['level']}")
-        self.hello = hello
-        self.level = hello["level"]
-        return hello
+            raise CommandError(f"restarted as {_said(hellos)}, not as {_said(self.hellos)}")
+        self.hellos = hellos
+        self.level = hellos[0]["level"]
+        return hellos
 
     def prepare(self, case: Any = None) -> None:
         """Before each case: note its dialect, and restart the program if it is not running (it died, or a case
@@ -218,11 +228,15 @@ class Child:
     def __call__(self, arg: Any, tools: Any = (), limits: Any = None) -> Any:
         """One case; ``tools`` (the request's, for a producer) go with it, ``limits`` do not: the harness keeps
         its own bounds around the program."""
+        return self.ask(None, self.level, self.dialect, arg, tools)
+
+    def ask(self, target: str | None, level: str, dialect: str, arg: Any, tools: Any = ()) -> Any:
+        """One case for ``target`` among those the program serves (None: its only one)."""
         self._output = Output()
         if self._proc is None:
             raise ChildDied("the program is not running")
         self.cases += 1
-        request = _request(self.cases, self.level, self.dialect, arg, tools)
+        request = _request(self.cases, level, dialect, arg, tools, target)
         waited = self._wait_limit()
         self._stray = _Kept()
         stderr_from = self._stderr_size()
@@ -250,8 +264,7 @@ class Child:
             raise
         doc = _document(line)
         self._output += _sent_output(doc)
-        return _answer(doc, line, {"sse": "events", "partial": "value", "producer": "produced"}.get(self.level,
-                                                                                                   "calls"))
+        return _answer(doc, line, {"sse": "events", "partial": "value", "producer": "produced"}.get(level, "calls"))
 
     def _wait_limit(self) -> float:
         # The harness's SIGALRM is the time limit; this only bounds a wait
@@ -348,6 +361,30 @@ class Child:
         return f"; stderr ends: {' | '.join(text.splitlines()[-4:])}" if text else ""
 
 
+class Lane:
+    """One of the targets a program serves together (``toolfuzz serve A B``): its cases go to that program
+    with its name, and its life cycle is the program's, whose restart serves them all again."""
+
+    def __init__(self, child: Child, name: str, level: str) -> None:
+        self.child, self.name, self.level = child, name, level
+        self.dialect = DIALECTS[0]
+
+    def prepare(self, case: Any = None) -> None:
+        self.dialect = getattr(case, "dialect", None) or DIALECTS[0]
+        self.child.prepare(case)
+
+    def __call__(self, arg: Any, tools: Any = (), limits: Any = None) -> Any:
+        return self.child.ask(self.name, self.level, self.dialect, arg, tools)
+
+
+def _served(hellos: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(h["name"], h["level"]) for h in hellos]
+
+
+def _said(hellos: list[dict[str, Any]]) -> str:
+    return ", ".join(f"{name!r} at level {level}" for name, level in _served(hellos))
+
+
 class _Kept:
     """Bytes kept by their two ends as they come: the first and the last :data:`OUTPUT_KEPT`, and how many."""
 
@@ -390,7 +427,8 @@ def stop_all() -> None:
         child.stop()
 
 
-def _handshake(line: bytes, default_level: str) -> dict[str, Any]:
+def _handshakes(line: bytes, default_level: str) -> list[dict[str, Any]]:
+    """The targets a handshake describes: the program's one, or each of those a ``targets`` list names."""
     try:
         doc = json.loads(line)
     except ValueError:
@@ -399,65 +437,83 @@ def _handshake(line: bytes, default_level: str) -> dict[str, Any]:
         raise CommandError(f"the handshake is {type(doc).__name__}, not an object")
     if doc.get("protocol") != PROTOCOL:
         raise CommandError(f"handshake field 'protocol' is {doc.get('protocol')!r}, not {PROTOCOL!r}")
+    if "targets" not in doc:
+        return [_handshake(doc, default_level, "")]
+    listed = doc["targets"]
+    if not isinstance(listed, list) or not listed or set(doc) != {"protocol", "targets"}:
+        raise CommandError("handshake field 'targets' must be a non-empty list of objects, beside 'protocol' alone")
+    hellos = []
+    for i, entry in enumerate(listed):
+        if not isinstance(entry, dict):
+            raise CommandError(f"handshake field 'targets[{i}]' is {type(entry).__name__}, not an object")
+        hellos.append(_handshake(entry, default_level, f"targets[{i}]."))
+    names = [h["name"] for h in hellos]
+    if len(set(names)) != len(names):
+        raise CommandError(f"handshake field 'targets' names a target twice: {', '.join(names)}")
+    return hellos
+
+
+def _handshake(doc: dict[str, Any], default_level: str, at: str) -> dict[str, Any]:
+    """One target's description, its fields named from ``at`` on (``targets[1].``) in what is wrong."""
     name = doc.get("name")
     if not isinstance(name, str) or not name.strip() or len(name) > 100:
-        raise CommandError("handshake field 'name' must be a non-empty string of at most 100 characters")
+        raise CommandError(f"handshake field '{at}name' must be a non-empty string of at most 100 characters")
     version = doc.get("version", "")
     if not isinstance(version, str):
-        raise CommandError("handshake field 'version' must be a string")
+        raise CommandError(f"handshake field '{at}version' must be a string")
     level = doc.get("level", default_level)
     if level not in LEVELS:
-        raise CommandError(f"handshake field 'level' must be one of {', '.join(LEVELS)}, not {level!r}")
+        raise CommandError(f"handshake field '{at}level' must be one of {', '.join(LEVELS)}, not {level!r}")
     # A partial parser behind a pipe is judged on numbers by value unless it says it keeps their types.
     claims = doc.get("claims", [] if level == "partial" else sorted(PLAIN_CLAIMS))
     if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims) or set(claims) - ALL_CLAIMS:
-        raise CommandError(f"handshake field 'claims' must be a list drawn from {', '.join(sorted(ALL_CLAIMS))}")
+        raise CommandError(f"handshake field '{at}claims' must be a list drawn from {', '.join(sorted(ALL_CLAIMS))}")
     relaxations = doc.get("relaxations", [])
     if not isinstance(relaxations, list) or not all(isinstance(r, str) and r in RELAXATIONS for r in relaxations):
-        raise CommandError(f"handshake field 'relaxations' must be a list drawn from {', '.join(RELAXATIONS)}")
+        raise CommandError(f"handshake field '{at}relaxations' must be a list drawn from {', '.join(RELAXATIONS)}")
     dialects = doc.get("dialects", list(DIALECTS))
     if not isinstance(dialects, list) or not all(isinstance(d, str) for d in dialects):
-        raise CommandError("handshake field 'dialects' must be a list of strings")
+        raise CommandError(f"handshake field '{at}dialects' must be a list of strings")
     if not set(dialects) & set(DIALECTS + TEXT_DIALECTS):
-        raise CommandError(f"handshake field 'dialects' names none that toolfuzz generates "
+        raise CommandError(f"handshake field '{at}dialects' names none that toolfuzz generates "
                            f"({', '.join(DIALECTS + TEXT_DIALECTS)})")
     return {"name": name, "version": version, "level": level, "claims": claims, "dialects": dialects,
-            "scope": _scope(doc.get("scope", {})),
+            "scope": _scope(doc.get("scope", {}), at),
             "relaxations": relaxations}
 
 
-def _scope(doc: Any) -> Scope:
+def _scope(doc: Any, at: str = "") -> Scope:
     """The handshake's ``scope``: what the program's library promises to read (docs/severity.md)."""
     if not isinstance(doc, dict) or set(doc) - _SCOPE_FIELDS:
-        raise CommandError(f"handshake field 'scope' must be an object with some of {', '.join(sorted(_SCOPE_FIELDS))}")
+        raise CommandError(f"handshake field '{at}scope' must be an object with some of {', '.join(sorted(_SCOPE_FIELDS))}")
     names = {}
     for key in ("servers", "specs", "promises"):
         value = doc.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise CommandError(f"handshake field 'scope.{key}' must be a list of strings")
+            raise CommandError(f"handshake field '{at}scope.{key}' must be a list of strings")
         names[key] = frozenset(value)
     choices = doc.get("choices")
     if choices is not None and (type(choices) is not int or choices < 1):
-        raise CommandError("handshake field 'scope.choices' must be a positive integer or null")
+        raise CommandError(f"handshake field '{at}scope.choices' must be a positive integer or null")
     if not isinstance(doc.get("integer_ids", True), bool):
-        raise CommandError("handshake field 'scope.integer_ids' must be true or false")
+        raise CommandError(f"handshake field '{at}scope.integer_ids' must be true or false")
     scope = Scope(servers=names["servers"] or ANY_SCOPE.servers, specs=names["specs"], choices=choices,
                   integer_ids=doc.get("integer_ids", True), promises=names["promises"],
-                  limits=_limits(doc.get("limits", [])), surface=str(doc.get("surface", ""))[:200])
+                  limits=_limits(doc.get("limits", []), at), surface=str(doc.get("surface", ""))[:200])
     try:
         scope.check()
     except ValueError as e:
-        raise CommandError(f"handshake field 'scope': {e}") from None
+        raise CommandError(f"handshake field '{at}scope': {e}") from None
     return scope
 
 
 _SCOPE_FIELDS = frozenset({"servers", "specs", "choices", "integer_ids", "promises", "limits", "surface"})
 
 
-def _limits(doc: Any) -> tuple[Limit, ...]:
+def _limits(doc: Any, at: str = "") -> tuple[Limit, ...]:
     """The handshake's ``scope.limits``: behaviours the library documents, ``{"features", "kinds", "cite"}`` each."""
-    wrong = CommandError('handshake field \'scope.limits\' must be a list of objects {"features": [...], '
-                         '"kinds": [...], "cite": "..."} with at least one feature and a cite')
+    wrong = CommandError(f"handshake field '{at}scope.limits' must be a list of objects "
+                         '{"features": [...], "kinds": [...], "cite": "..."} with at least one feature and a cite')
     if not isinstance(doc, list):
         raise wrong
     limits = []
@@ -472,8 +528,10 @@ def _limits(doc: Any) -> tuple[Limit, ...]:
     return tuple(limits)
 
 
-def _request(number: int, level: str, dialect: str, arg: Any, tools: Any = ()) -> bytes:
+def _request(number: int, level: str, dialect: str, arg: Any, tools: Any = (), target: str | None = None) -> bytes:
     doc: dict[str, Any] = {"case": number, "dialect": dialect}
+    if target is not None:
+        doc["target"] = target
     fed = LEVEL[level].fed
     if fed is Fed.CHUNKS:
         doc["chunks"] = arg
@@ -552,18 +610,21 @@ def _state_of_message(message: str) -> CrashState:
     return CrashState(head if ":" in message and _IDENTIFIER.fullmatch(head) else "raised")
 
 
-def command_target(argv: list[str], *, level: str = "events", summary: str = "",
-                   handshake_seconds: float = HANDSHAKE_SECONDS) -> Target:
-    """Start ``argv`` and make it a target as its handshake describes it; :class:`CommandError` if it cannot.
+def command_targets(argv: list[str], *, level: str = "events", summary: str = "",
+                    handshake_seconds: float = HANDSHAKE_SECONDS) -> list[Target]:
+    """Start ``argv`` and make a target of each its handshake describes, all served by that one program;
+    :class:`CommandError` if it cannot start or say hello.
 
     ``level`` is the level of a program whose handshake names none.
     """
     child = Child(argv, level=level, handshake_seconds=handshake_seconds)
-    hello = child.start()
+    hellos = child.start()
+    fns: list[Any] = [child] if len(hellos) == 1 else [Lane(child, h["name"], h["level"]) for h in hellos]
     # A producer parses against the request's tools: they go with each case (docs/subprocess.md).
-    return Target(name=hello["name"], fn=child, level=hello["level"], reports=frozenset(hello["claims"]),
-                  dialects=tuple(hello["dialects"]), version=hello["version"],
-                  relaxations=frozenset(hello["relaxations"]),
-                  takes_request=hello["level"] == "producer",
-                  summary=summary or f"{' '.join(argv)} over the subprocess protocol", scope=hello["scope"],
-                  extra={"prepare": child.prepare, "child": child, "output": child.output})
+    return [Target(name=hello["name"], fn=fn, level=hello["level"], reports=frozenset(hello["claims"]),
+                   dialects=tuple(hello["dialects"]), version=hello["version"],
+                   relaxations=frozenset(hello["relaxations"]),
+                   takes_request=hello["level"] == "producer",
+                   summary=summary or f"{' '.join(argv)} over the subprocess protocol", scope=hello["scope"],
+                   extra={"prepare": fn.prepare, "child": child, "output": child.output})
+            for hello, fn in zip(hellos, fns)]

@@ -22,7 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Callable
@@ -30,7 +30,7 @@ from typing import Callable
 from toolfuzz import __version__
 from toolfuzz.errors import UsageError
 from toolfuzz.targets.base import Target
-from toolfuzz.targets.command import command_target
+from toolfuzz.targets.command import command_targets
 
 __all__ = ["Environment", "root", "add", "ensure", "remove", "listed", "find", "split_spec", "RECIPES",
            "requirements_for", "source_folder", "name_for", "HANDSHAKE_SECONDS"]
@@ -77,14 +77,14 @@ class Environment:
 
     @property
     def serve(self) -> list[str]:
-        """The command that serves a built-in target of this environment over the subprocess protocol."""
+        """The command that serves built-in targets of this environment over the subprocess protocol."""
         return [str(self.python), "-m", "toolfuzz", "serve"]
 
-    def served(self, target: str, level: str = "events", summary: str = "") -> Target:
-        """The built-in ``target`` served from here (:class:`~toolfuzz.targets.command.CommandError` if it cannot
-        start)."""
-        return command_target([*self.serve, target], level=level, summary=summary,
-                              handshake_seconds=HANDSHAKE_SECONDS)
+    def served(self, targets: list[str], level: str = "events") -> list[Target]:
+        """The built-in ``targets`` served from here, all by one program (one import of their library), each
+        described as served from here (:class:`~toolfuzz.targets.command.CommandError` if it cannot start)."""
+        served = command_targets([*self.serve, *targets], level=level, handshake_seconds=HANDSHAKE_SECONDS)
+        return [replace(t, summary=f"{t.name} in the environment {self.name}") for t in served]
 
 
 def name_for(purpose: str, package: str, version: str) -> str:

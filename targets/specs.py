@@ -44,11 +44,11 @@ from toolfuzz.targets.base import LEVELS, PARTIAL_CLAIMS, PLAIN_CLAIMS, Target
 from toolfuzz.targets import environments
 from toolfuzz.targets import adapters
 from toolfuzz.targets.adapters.scopes import scope_for
-from toolfuzz.targets.command import CommandError, command_target
+from toolfuzz.targets.command import CommandError, command_targets
 from toolfuzz.targets.registry import builtin_targets
 from toolfuzz.targets.selftest import SELFTEST
 
-__all__ = ["resolve", "resolve_all", "default_targets", "default_producers", "qualified_name", "plain_target"]
+__all__ = ["resolve", "resolve_each", "resolve_all", "default_targets", "default_producers", "qualified_name", "plain_target"]
 
 #: The prefix of the module name a ``file.py:attr`` spec's file is loaded under (it is never imported by that name).
 _FILE_MODULE = "toolfuzz_target_"
@@ -75,12 +75,19 @@ def default_producers() -> list[str]:
 
 def resolve_all(specs: list[str], level: str = "events") -> list[Target]:
     targets: list[Target] = []
-    for spec in specs:
-        for t in resolve(spec, level):
+    for spec, group in resolve_each(specs, level):
+        for t in group:
             if t.name in {x.name for x in targets}:
                 raise UsageError(f"--target {spec}: a target named {t.name!r} is already in this run")
             targets.append(t)
     return targets
+
+
+def resolve_each(specs: list[str], level: str = "events") -> list[tuple[str, list[Target]]]:
+    """Each spec with its targets, in order, as :func:`resolve` makes them, but for the ``TARGET@ENV`` specs: those
+    of one environment are served by one program, so that a run holds one import of their library, not one each."""
+    served = _served_together(specs, level)
+    return [(spec, [served[spec]] if spec in served else resolve(spec, level)) for spec in specs]
 
 
 def resolve(spec: str, level: str = "events") -> list[Target]:
@@ -88,10 +95,9 @@ def resolve(spec: str, level: str = "events") -> list[Target]:
         raise UsageError(f"--level must be one of {', '.join(LEVELS)}, not {level!r}")
     if spec.startswith("cmd:"):
         # Before the registry: a run of programs alone need not import every library adapter.
-        return [_command(spec, spec[len("cmd:"):], level)]
-    inside = environments.split_spec(spec)
-    if inside is not None:
-        return [_in_environment(spec, *inside, level)]
+        return _command(spec, spec[len("cmd:"):], level)
+    if environments.split_spec(spec) is not None:
+        return [_served_together([spec], level)[spec]]
     builtins = builtin_targets([spec])
     if spec in builtins:
         return [builtins[spec]]
@@ -168,17 +174,28 @@ def plain_target(fn: Any, name: str, level: str, version: str = "") -> Target:
                   dialects=DIALECTS, reports=PARTIAL_CLAIMS if level == "partial" else PLAIN_CLAIMS)
 
 
-def _in_environment(spec: str, name: str, where: str, level: str) -> Target:
-    """The built-in target ``name`` served from the environment ``where``, named ``name@where``."""
-    env = environments.find(where)
-    try:
-        served = env.served(name, level=level, summary=f"{name} in the environment {where}")
-    except CommandError as e:
-        raise UsageError(f"--target {spec}: {e}") from None
-    return replace(served, name=spec, scope=scope_for(name))
+def _served_together(specs: list[str], level: str) -> dict[str, Target]:
+    """The ``TARGET@ENV`` specs among ``specs``, each named so, those of one environment served by one program
+    (``toolfuzz serve A B ...``)."""
+    members: dict[str, dict[str, str]] = {}
+    for spec in specs:
+        inside = None if spec.startswith("cmd:") else environments.split_spec(spec)
+        if inside is not None:
+            name, where = inside
+            members.setdefault(where, {})[spec] = name
+    served: dict[str, Target] = {}
+    for where, named in members.items():
+        env = environments.find(where)
+        try:
+            targets = env.served(list(named.values()), level=level)
+        except CommandError as e:
+            raise UsageError(f"--target {', '.join(named)}: {e}") from None
+        for (spec, name), t in zip(named.items(), targets):
+            served[spec] = replace(t, name=spec, scope=scope_for(name))
+    return served
 
 
-def _command(spec: str, command: str, level: str) -> Target:
+def _command(spec: str, command: str, level: str) -> list[Target]:
     try:
         argv = shlex.split(command)
     except ValueError as e:
@@ -188,7 +205,7 @@ def _command(spec: str, command: str, level: str) -> Target:
     if shutil.which(argv[0]) is None:
         raise UsageError(f"--target {spec}: command not found: {argv[0]}")
     try:
-        return command_target(argv, level=level)
+        return command_targets(argv, level=level)
     except CommandError as e:
         raise UsageError(f"--target {spec}: {e}") from None
 

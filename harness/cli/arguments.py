@@ -119,7 +119,7 @@ def targets_for(specs: list[str], level: str, dialect: str) -> list[Target]:
     list it, and naming one that does not is a usage error.  ``selftest`` keeps
     the mutants that make sense in the dialect.
     """
-    from toolfuzz.targets.specs import default_targets, resolve
+    from toolfuzz.targets.specs import default_targets, resolve_each
 
     if level == "producer":
         return _producers(specs, dialect)
@@ -128,8 +128,7 @@ def targets_for(specs: list[str], level: str, dialect: str) -> list[Target]:
     if not specs:
         return [t for t in default_targets() if dialect in t.dialects]
     out: list[Target] = []
-    for spec in specs:
-        group = resolve(spec, level)
+    for spec, group in resolve_each(specs, level):
         fit = [t for t in group if dialect in t.dialects]
         if not fit:
             t = group[0]
@@ -145,12 +144,12 @@ def targets_for(specs: list[str], level: str, dialect: str) -> list[Target]:
 def _producers(specs: list[str], dialect: str) -> list[Target]:
     """The producer targets of ``specs`` (none given: every one here or in a built-in environment that exists),
     those reading ``dialect`` when it is a format."""
-    from toolfuzz.targets.specs import default_producers, resolve
+    from toolfuzz.targets.specs import default_producers, resolve_each
 
     specs = specs or default_producers()
     out: list[Target] = []
-    for spec in specs:
-        for t in resolve(spec, "producer"):
+    for spec, group in resolve_each(specs, "producer"):
+        for t in group:
             if t.level != "producer":
                 raise UsageError(f"--target {spec}: {t.name} is a target at level {t.level}, not a serving engine's "
                                  f"parser (--level producer)")

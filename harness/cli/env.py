@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     verbs.required = True
     add = verbs.add_parser("add", help="make (or make again) an environment",
                            description="Make the environment NAME with toolfuzz and REQUIREMENTs (pip syntax), with "
-                           "uv when it is installed, venv and pip otherwise. With no REQUIREMENT, a built-in recipe "
+                           "uv when it is installed, else venv and the pip toolfuzz runs beside. With no REQUIREMENT, a built-in recipe "
                            f"of that name: {', '.join(f'{k} ({chr(32).join(v)})' for k, v in environments.RECIPES.items())}.")
     add.add_argument("name", metavar="NAME")
     add.add_argument("requirements", nargs="*", metavar="REQUIREMENT", help="e.g. 'openai==3.57.0'")

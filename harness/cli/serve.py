@@ -1,10 +1,14 @@
-"""``toolfuzz serve TARGET``: a built-in target over the subprocess protocol, for ``TARGET@ENV`` specs.
+"""``toolfuzz serve TARGET...``: built-in targets over the subprocess protocol, for ``TARGET@ENV`` specs.
 
 The far side of :mod:`toolfuzz.targets.environments`: run by the python of an environment of its own, it
 speaks ``toolfuzz-subprocess/1`` (docs/subprocess.md) on stdin and stdout, and runs each request through
 the same sandbox a run uses in process, so a raise carries the crash state of the target's own frames,
 and what the target writes to stdout and stderr is captured there and sent with the answer (``output``).
 The harness on the near side keeps the time limit (it kills and restarts the program past it).
+
+Several targets are served by one program (one import of their library: a serving engine's parsers share one
+import of the engine, about half a gigabyte): its handshake then lists them, and each request names the one it is
+for (docs/subprocess.md).
 
 The protocol goes out on a descriptor of its own, a copy of the stdout it was started with, and descriptor 1
 is pointed at stderr: a library's thread that prints between requests writes to stderr, never into the
@@ -30,26 +34,39 @@ from toolfuzz.vocabulary import Case, Outcome, Tool
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("serve", help="serve a built-in target over the subprocess protocol (for TARGET@ENV)",
-                       description="Speak toolfuzz-subprocess/1 on stdin and stdout for one built-in target: "
-                       "what `--target TARGET@ENV` runs inside the environment ENV (toolfuzz env).")
-    p.add_argument("target", metavar="TARGET", help="a built-in target name")
+    p = sub.add_parser("serve", help="serve built-in targets over the subprocess protocol (for TARGET@ENV)",
+                       description="Speak toolfuzz-subprocess/1 on stdin and stdout for built-in targets: "
+                       "what `--target TARGET@ENV` runs inside the environment ENV (toolfuzz env). With several "
+                       "TARGETs, one program serves them all and each request names its target.")
+    p.add_argument("targets", nargs="+", metavar="TARGET", help="a built-in target name")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    (target,) = resolve(args.target)
-    if target.takes_request and target.level != "producer":
-        raise UsageError(f"{args.target} needs the case's tools and limits, which the protocol does not carry")
+    served: dict[str, Any] = {}
+    for name in args.targets:
+        (target,) = resolve(name)
+        if target.takes_request and target.level != "producer":
+            raise UsageError(f"{name} needs the case's tools and limits, which the protocol does not carry")
+        if target.name in served:
+            raise UsageError(f"{name} is named twice")
+        served[target.name] = target
     out = _protocol_channel()
-    hello = {"protocol": PROTOCOL, "name": target.name, "version": target.version, "level": target.level,
+    hellos = [_hello(t) for t in served.values()]
+    # One target says hello as any program does; several are listed, and each request names its own.
+    _write(out, {"protocol": PROTOCOL, **hellos[0]} if len(hellos) == 1 else {"protocol": PROTOCOL, "targets": hellos})
+    for line in sys.stdin:
+        _write(out, _answer(served, line))
+    return 0
+
+
+def _hello(target: Any) -> dict[str, Any]:
+    """What the handshake says of one served target."""
+    hello = {"name": target.name, "version": target.version, "level": target.level,
              "claims": sorted(target.reports), "dialects": list(target.dialects)}
     if target.relaxations:
         hello["relaxations"] = sorted(target.relaxations)
-    _write(out, hello)
-    for line in sys.stdin:
-        _write(out, _answer(target, line))
-    return 0
+    return hello
 
 
 def _protocol_channel() -> Any:
@@ -68,9 +85,10 @@ def _write(out: Any, doc: dict[str, Any]) -> None:
     out.flush()
 
 
-def _answer(target: Any, line: str) -> dict[str, Any]:
+def _answer(served: dict[str, Any], line: str) -> dict[str, Any]:
     try:
         request = json.loads(line)
+        target = _addressed(served, request)
         dialect = request["dialect"]
         fed = LEVEL[target.level].fed
         if fed is Fed.PREFIXES:
@@ -100,6 +118,18 @@ def _answer(target: Any, line: str) -> dict[str, Any]:
         return {"protocol_error": f"{type(e).__name__}: {e}"[:300]}
     # No time limit here: the near side's, which kills this program past it.
     return _as_answer(observe(target, case, payloads, timeout=0), target)
+
+
+def _addressed(served: dict[str, Any], request: Any) -> Any:
+    """The target a request is for: the one served, or the one it names among several."""
+    if not isinstance(request, dict):
+        raise TypeError(f"the request is {type(request).__name__}, not an object")
+    if len(served) == 1 and "target" not in request:
+        return next(iter(served.values()))
+    name = request["target"]
+    if name not in served:
+        raise ValueError(f"target {name!r} is not served here ({', '.join(served)})")
+    return served[name]
 
 
 def _as_answer(seen: Observation, target: Any, produced: bool = False) -> dict[str, Any]:

@@ -38,7 +38,7 @@ recorded root cause is first seen, which the description says as "fails from".
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from toolfuzz.errors import UsageError
@@ -100,7 +100,8 @@ def probe_in_environment(case: Case, target: str, package: str, timeout: float =
         wanted = requirements_at(target, package, version)
         try:
             env = environments.ensure(environments.name_for("bisect", package, version), wanted, say)
-            served = env.served(target, level=level, summary=f"{target} with {package} {version}")
+            (served,) = env.served([target], level=level)
+            served = replace(served, summary=f"{target} with {package} {version}")
         except (UsageError, CommandError) as e:
             say(f"{package} {version}: error: {e}")
             return "error"

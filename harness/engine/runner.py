@@ -24,6 +24,7 @@ from toolfuzz.engine.units import cases_for, units_for
 from toolfuzz.errors import UsageError
 from toolfuzz.strategies import PLAIN_FEATURES
 from toolfuzz.strategies.profiles import DIALECT_PROFILES
+from toolfuzz.targets.command import stop_all as stop_programs
 
 __all__ = ["execute"]
 
@@ -53,6 +54,10 @@ def execute(config: RunConfig, emit: Emit, stopping: Stopping | None = None) -> 
         units = units_for(names, profiles, config.shard, bool(config.profiles))
         supervisor = Supervisor(config, units, plain=PLAIN_FEATURES, emit=emit)
         stopping.then(supervisor.stop)
+        # The workers serve their own: the programs started here to read the targets' handshakes would hold an
+        # import of their library each (a serving engine's, half a gigabyte) for the whole search.  One asked for
+        # afterwards is started again, as after any stop.
+        stop_programs()
         stats = supervisor.run()
     emit(Finished(stats))
     return stats

@@ -1,4 +1,4 @@
-"""``toolfuzz serve TARGET``: a built-in target over the subprocess protocol, as ``TARGET@ENV`` runs it."""
+"""``toolfuzz serve TARGET...``: built-in targets over the subprocess protocol, as ``TARGET@ENV`` runs them."""
 
 from __future__ import annotations
 
@@ -30,6 +30,36 @@ def test_it_shakes_hands_then_answers_calls_and_protocol_errors():
                                 "arguments": '{"location":"Paris"}', "complete": True}]}
     assert second["calls"][0]["arguments"] == "{" and second["calls"][0]["complete"] is False
     assert set(third) == {"protocol_error"}
+
+
+def test_several_targets_are_served_by_one_program_each_request_naming_its_own():
+    chunks = [chunk(head(0, "call_1", "f")), chunk(frag(0, '{"a":')), chunk(frag(0, '1}')), chunk(finish="tool_calls")]
+    requests = [{"case": 1, "dialect": "openai-chat", "target": "selftest-shared-buffer", "chunks": chunks},
+                {"case": 2, "dialect": "openai-chat", "target": "selftest-plain", "chunks": chunks},
+                {"case": 3, "dialect": "openai-chat", "target": "reference-partial", "text": '{"a": [1, '},
+                {"case": 4, "dialect": "openai-chat", "chunks": chunks},
+                {"case": 5, "dialect": "openai-chat", "target": "selftest-nope", "chunks": chunks}]
+    lines = "".join(json.dumps(r) + "\n" for r in requests)
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "serve", "selftest-plain", "selftest-shared-buffer",
+                           "reference-partial"], input=lines, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    hello, *answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert set(hello) == {"protocol", "targets"} and hello["protocol"] == PROTOCOL
+    assert [(t["name"], t["level"]) for t in hello["targets"]] == [
+        ("selftest-plain", "events"), ("selftest-shared-buffer", "events"), ("reference-partial", "partial")]
+    shared, plain, partial, unnamed, unknown = answers
+    assert shared["calls"][0]["arguments"] == plain["calls"][0]["arguments"] == '{"a":1}'
+    assert partial == {"value": {"a": [1]}}
+    # Among several, a request that names none, or one not served, is the program's protocol error.
+    assert set(unnamed) == {"protocol_error"} and "KeyError" in unnamed["protocol_error"]
+    assert set(unknown) == {"protocol_error"} and "'selftest-nope' is not served here" in unknown["protocol_error"]
+
+
+def test_a_target_named_twice_is_one_clear_error():
+    done = subprocess.run([sys.executable, "-m", "toolfuzz", "serve", "selftest-plain", "selftest-plain"],
+                          input="", capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "toolfuzz serve: selftest-plain is named twice\n"
 
 
 def test_a_partial_parser_answers_each_prefix_with_its_value_or_its_raise():

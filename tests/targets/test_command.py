@@ -28,7 +28,7 @@ from toolfuzz.corpus.fixtures import load
 from toolfuzz.vocabulary import Case
 from toolfuzz.judge.sandbox import observe
 from toolfuzz.targets.specs import resolve
-from toolfuzz.targets.command import Child, CommandError, command_target
+from toolfuzz.targets.command import Child, CommandError, command_targets
 from toolfuzz.targets.reference import assemble
 from tests.adapter_checks import node_example as installed_node_example
 from tests.streams import chunk, frag, head, sse
@@ -68,6 +68,12 @@ PROGRAM = textwrap.dedent('''
         say({**hello, "scope": {"servers": ["openia"]}})
     elif "bad-limits" in sys.argv:
         say({**hello, "scope": {"limits": [{"features": ["invalid-json"]}]}})
+    elif "several-bad" in sys.argv:
+        say({"protocol": hello["protocol"], "targets": [hello, {**hello, "name": "b", "level": "nope"}]})
+    elif "several-twice" in sys.argv:
+        say({"protocol": hello["protocol"], "targets": [hello, hello]})
+    elif "several-empty" in sys.argv:
+        say({"protocol": hello["protocol"], "targets": []})
     else:
         say(hello)
     if "deaf" in sys.argv:
@@ -160,7 +166,7 @@ def program(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def target(program):
-    t = command_target([sys.executable, str(program)])
+    (t,) = command_targets([sys.executable, str(program)])
     yield t
     t.extra["child"].stop()
 
@@ -192,7 +198,7 @@ def test_normal_calls_come_back_as_the_program_assembled_them_and_agree(target):
 
 
 def test_at_level_bytes_the_reads_arrive_byte_exact_with_the_dialect(program):
-    t = command_target([sys.executable, str(program), "bytes"])
+    (t,) = command_targets([sys.executable, str(program), "bytes"])
     try:
         wire = "data: {\"x\": \"naïve 😀\"}\n\n".encode()
         case = Case(reads=(wire[:9], wire[9:20], wire[20:]), expected=assemble([wire]))
@@ -258,7 +264,7 @@ def test_a_program_that_writes_only_stray_lines_times_out_with_them_as_its_outpu
 
 
 def test_a_banner_before_the_handshake_is_passed_over(program):
-    t = command_target([sys.executable, str(program), "banner"])
+    (t,) = command_targets([sys.executable, str(program), "banner"])
     try:
         assert t.name == "py-child" and kinds(t, case_named("ok"))[0] == []
     finally:
@@ -320,6 +326,9 @@ def test_an_oversized_answer_line_is_a_bad_return(target):
     ("exit", "exited with status 4; stderr ends: cannot find my assembler"),
     ("bad-scope", "handshake field 'scope': unknown servers in its scope \\['openia'\\]"),
     ("bad-limits", "handshake field 'scope.limits' must be a list of objects .* and a cite"),
+    ("several-bad", "handshake field 'targets\\[1\\].level' must be one of .*, not 'nope'"),
+    ("several-twice", "handshake field 'targets' names a target twice: py-child, py-child"),
+    ("several-empty", "handshake field 'targets' must be a non-empty list of objects"),
 ])
 def test_a_bad_or_missing_handshake_is_one_usage_error_naming_the_spec(program, arg, words):
     spec = f"cmd:{sys.executable} {program} {arg}"
@@ -335,6 +344,26 @@ def test_the_handshake_s_scope_is_what_the_program_s_findings_are_graded_against
     assert target.scope.limit_for("arguments_differ", ["invalid-json"]) is None
     (open_scope,) = resolve(f"cmd:{sys.executable} {program}")
     assert open_scope.scope.any_server and open_scope.scope.choices is None
+
+
+def test_targets_served_together_share_one_program_and_each_is_judged_as_in_process():
+    from toolfuzz.targets.command import Lane
+    served = command_targets([sys.executable, "-m", "toolfuzz", "serve", "selftest-plain", "selftest-shared-buffer"])
+    plain, shared = served
+    try:
+        assert [t.name for t in served] == ["selftest-plain", "selftest-shared-buffer"]
+        child = plain.extra["child"]
+        assert shared.extra["child"] is child and all(isinstance(t.fn, Lane) for t in served)
+        interleaved = load(SEED / "two-calls-interleaved.json").case
+        assert kinds(plain, interleaved)[0] == []
+        assert kinds(shared, interleaved)[0] != []
+        # A case that ends the program (a time-out kills it) ends it for both: the next case of either starts it
+        # again, serving both.
+        child.stop()
+        assert kinds(shared, interleaved)[0] != [] and child.starts == 2
+        assert kinds(plain, interleaved)[0] == [] and child.starts == 2
+    finally:
+        plain.extra["child"].stop()
 
 
 def test_a_silent_program_fails_its_handshake_within_the_limit_and_is_stopped(program):
@@ -469,8 +498,8 @@ def test_a_program_dies_with_the_process_that_started_it_even_one_killed_with_si
     # Asleep, deaf to its stdin, in a session of its own: nothing but the kernel can tell it its parent died.
     starter = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f'''
         import sys, time
-        from toolfuzz.targets.command import command_target
-        command_target([sys.executable, {str(program)!r}, "deaf"])
+        from toolfuzz.targets.command import command_targets
+        command_targets([sys.executable, {str(program)!r}, "deaf"])
         print("started", flush=True)
         time.sleep(600)
     ''')], stdout=subprocess.PIPE, text=True)
@@ -572,33 +601,33 @@ def test_the_committed_openai_npm_findings_replay_as_recorded(path, node_example
 
 
 def test_a_partial_program_is_judged_on_numbers_by_value_unless_it_claims_exact_numbers():
-    from toolfuzz.targets.command import _handshake
+    from toolfuzz.targets.command import _handshakes
     hello = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial"}'
-    assert _handshake(hello, "events")["claims"] == []
+    assert _handshakes(hello, "events")[0]["claims"] == []
     claimed = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial", "claims": ["exact-numbers"]}'
-    assert _handshake(claimed, "events")["claims"] == ["exact-numbers"]
+    assert _handshakes(claimed, "events")[0]["claims"] == ["exact-numbers"]
 
 
 @pytest.mark.parametrize("relaxations", ['"partial-numbers"', '["partial-numbers", "all"]', '[{"a": 1}]'])
 def test_a_program_says_what_its_library_was_asked_for_and_nothing_else(relaxations):
-    from toolfuzz.targets.command import CommandError, _handshake
+    from toolfuzz.targets.command import CommandError, _handshakes
     hello = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial"}'
-    assert _handshake(hello, "events")["relaxations"] == []
+    assert _handshakes(hello, "events")[0]["relaxations"] == []
     asked = (b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "level": "partial", '
              b'"relaxations": ["partial-numbers"]}')
-    assert _handshake(asked, "events")["relaxations"] == ["partial-numbers"]
+    assert _handshakes(asked, "events")[0]["relaxations"] == ["partial-numbers"]
     bad = b'{"protocol": "toolfuzz-subprocess/1", "name": "p", "relaxations": %s}' % relaxations.encode()
     with pytest.raises(CommandError, match="'relaxations' must be a list drawn from partial-numbers"):
-        _handshake(bad, "events")
+        _handshakes(bad, "events")
 
 
 def test_a_served_partial_parser_runs_over_the_pipe_one_prefix_a_request():
     import sys
     from toolfuzz.judge.compare import compare
     from toolfuzz.judge.sandbox import observe
-    from toolfuzz.targets.command import command_target
+    from toolfuzz.targets.command import command_targets
     from toolfuzz.vocabulary import COMPLETE, Call, Case, Outcome
-    target = command_target([sys.executable, "-m", "toolfuzz", "serve", "selftest-partial-number-early"])
+    (target,) = command_targets([sys.executable, "-m", "toolfuzz", "serve", "selftest-partial-number-early"])
     try:
         case = Case(reads=(), expected=Outcome((Call(0, 0, "c", "f", '{"n": 12, "s": "ab"}', COMPLETE),)))
         seen = observe(target, case, timeout=60.0)

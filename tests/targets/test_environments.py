@@ -146,6 +146,29 @@ def test_a_built_in_target_runs_inside_an_environment_beside_itself_in_process(t
     assert main(["env", "remove", "own"]) == 0 and environments.listed() == []
 
 
+def test_the_targets_of_one_environment_are_served_by_one_program(tmp_path, monkeypatch):
+    from toolfuzz.targets.specs import resolve_all
+    # An environment as toolfuzz env add leaves one, whose python is this one.
+    folder = tmp_path / "envs" / "here"
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "python").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    (folder / "bin" / "python").chmod(0o755)
+    (folder / "toolfuzz-env.json").write_text(json.dumps({"name": "here", "requirements": [], "toolfuzz": ""}))
+    monkeypatch.setenv("TOOLFUZZ_ENVS", str(tmp_path / "envs"))
+    targets = resolve_all(["selftest-plain@here", "selftest-plain", "selftest-shared-buffer@here"])
+    try:
+        assert [t.name for t in targets] == ["selftest-plain@here", "selftest-plain", "selftest-shared-buffer@here"]
+        first, _, second = targets
+        assert first.extra["child"] is second.extra["child"] and first.extra["child"].starts == 1
+        assert first.extra["child"].argv[-3:] == ["serve", "selftest-plain", "selftest-shared-buffer"]
+        assert first.summary == "selftest-plain in the environment here"
+    finally:
+        first.extra["child"].stop()
+    # A spec named twice is one program still, and one error.
+    with pytest.raises(UsageError, match="a target named 'selftest-plain@here' is already in this run"):
+        resolve_all(["selftest-plain@here", "selftest-plain@here"])
+
+
 #: ``toolfuzz serve`` as an environment's python runs it, but its selftest-plain deaf to everything on the first
 #: two cases its caller hands it (a case, then the confirmation of its time-out), as a parser stuck in a loop.
 SPINNING_SERVE = textwrap.dedent('''
