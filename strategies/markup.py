@@ -70,28 +70,44 @@ _OF_TYPE: dict[str, Callable[[Any], bool]] = {
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list), "null": lambda v: v is None}
-#: The marks of the XML layout, which no parameter's text may hold.
+#: The marks of Qwen3-Coder's XML layout, which no parameter's text may hold.
 _XML_MARKS = re.compile(r"<\s*/?\s*(?:parameter|function|tool_call)")
+#: The marks of GLM's layout, likewise.
+_GLM_MARKS = re.compile(r"<\s*/?\s*(?:arg_key|arg_value|tool_call)")
 #: A parameter's name as ``<parameter=NAME>`` can hold it.
 _PARAMETER = re.compile(r"[^<>\s](?:[^<>]*[^<>\s])?")
 
 
-def _typed_parameters(value: Any, parameters: Any) -> Any:
+def _typed(marks: re.Pattern[str], plain_strings: bool = False) -> Callable[[Any, Any], Any]:
     """The arguments an XML call can pass: each parameter's text is its string, or the JSON of any other value,
     so a text means one value only where the schema gives the parameter one type, and the value is of it (the
-    text ``5`` is a string or a number as the schema says).  Nor may a text hold the layout's marks."""
-    if not isinstance(value, dict) or not isinstance(parameters, dict):
-        return {}
-    properties = parameters.get("properties")
-    properties = properties if isinstance(properties, dict) else {}
-    kept = {}
-    for k, v in value.items():
-        schema = properties.get(k)
-        kind = schema.get("type") if isinstance(schema, dict) else None
-        if (isinstance(kind, str) and kind in _OF_TYPE and _OF_TYPE[kind](v) and _PARAMETER.fullmatch(k)
-                and not _XML_MARKS.search(_parameter_text(v))):
-            kept[k] = v
-    return kept
+    text ``5`` is a string or a number as the schema says).  Nor may a text hold the layout's ``marks``.  With
+    ``plain_strings``, nor may a string be wrapped in quotes: where the parsers read such a text as a quoted
+    string too (GLM's: sglang strips them, a tolerance of models that quote), it says the string or the one
+    inside."""
+
+    def fit(value: Any, parameters: Any) -> Any:
+        if not isinstance(value, dict) or not isinstance(parameters, dict):
+            return {}
+        properties = parameters.get("properties")
+        properties = properties if isinstance(properties, dict) else {}
+        kept = {}
+        for k, v in value.items():
+            schema = properties.get(k)
+            kind = schema.get("type") if isinstance(schema, dict) else None
+            if (isinstance(kind, str) and kind in _OF_TYPE and _OF_TYPE[kind](v) and _PARAMETER.fullmatch(k)
+                    and not marks.search(_parameter_text(v)) and not (plain_strings and _unplain(v))):
+                kept[k] = v
+        return kept
+
+    return fit
+
+
+def _unplain(value: Any) -> bool:
+    return isinstance(value, str) and len(value) > 1 and value[0] == value[-1] and value[0] in "\"'"
+
+
+_typed_parameters = _typed(_XML_MARKS)
 
 
 def _parameter_text(value: Any) -> str:
@@ -109,6 +125,8 @@ class Format:
     between: bool = False
     #: What joins content and a block.
     joiner: str = ""
+    #: Whether the model may write text after its calls (a chat template that ends the turn with them: not).
+    trailing: bool = True
     #: The tool names the format can write.
     names: re.Pattern[str] = _IDENTIFIER
     #: The arguments value as the format can write it, given the tool's parameters schema (the value a case
@@ -132,7 +150,8 @@ class Format:
             body = "".join(parts)
         else:
             body = self.block(calls)
-        return (before + self.joiner if before else "") + body + (self.joiner + after if after else "")
+        return (before + self.joiner if before else "") + body + (self.joiner + after if after and self.trailing
+                                                                   else "")
 
 
 def _hermes(calls: Sequence[Written]) -> str:
@@ -187,6 +206,41 @@ def _qwen3_coder(calls: Sequence[Written]) -> str:
         + "</function>\n</tool_call>" for c in calls)
 
 
+def _glm47(calls: Sequence[Written]) -> str:
+    return "".join(
+        "<tool_call>" + c.name
+        + "".join(f"<arg_key>{k}</arg_key><arg_value>{_parameter_text(v)}</arg_value>" for k, v in c.value.items())
+        + "</tool_call>" for c in calls)
+
+
+_DSML = "｜DSML｜"
+#: The marks of DeepSeek V3.2's DSML layout, which no parameter's name or text may hold.
+_DSML_MARKS = re.compile(r"<\s*/?\s*" + _DSML)
+#: A parameter's name as ``name="NAME"`` holds it.
+_ATTRIBUTE = re.compile(r'[^"<>\s](?:[^"<>]*[^"<>\s])?')
+
+
+def _self_typed(value: Any, parameters: Any) -> Any:
+    """The arguments a DSML call can pass: each parameter says whether its text is a string (``string="true"``)
+    or a JSON text, so any value is one value; only its name must fit the attribute and its text hold no mark."""
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items()
+            if _ATTRIBUTE.fullmatch(k) and not _DSML_MARKS.search(k + _parameter_text(v))}
+
+
+def _deepseek_v32(calls: Sequence[Written]) -> str:
+    # As DeepSeek's own encoding writes a message's calls (encoding_dsv32.py, copied in vLLM's
+    # tokenizers/deepseek_v32_encoding.py): the block after a blank line, one line a parameter.
+    def parameter(k: str, v: Any) -> str:
+        kind = "true" if isinstance(v, str) else "false"
+        return f'<{_DSML}parameter name="{k}" string="{kind}">{_parameter_text(v)}</{_DSML}parameter>'
+
+    invokes = [f'<{_DSML}invoke name="{c.name}">\n' + "\n".join(parameter(k, v) for k, v in c.value.items())
+               + f"\n</{_DSML}invoke>" for c in calls]
+    return f"\n\n<{_DSML}function_calls>\n" + "\n".join(invokes) + f"\n</{_DSML}function_calls>"
+
+
 def _apertus(calls: Sequence[Written]) -> str:
     return "<|tools_prefix|>[" + ", ".join(f"{{{_json(c.name)}: {c.text}}}" for c in calls) + "]<|tools_suffix|>"
 
@@ -214,5 +268,11 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            evidence="sglang function_call/apertus2509_detector.py"),
     Format("qwen3-coder", _qwen3_coder, TEXT_SPECIALS["qwen3-coder"], joiner="\n", fit=_typed_parameters,
            json_text=False, evidence="sglang function_call/qwen3_coder_detector.py; Qwen3-Coder's chat template"),
+    Format("glm47", _glm47, TEXT_SPECIALS["glm47"], fit=_typed(_GLM_MARKS, plain_strings=True), json_text=False,
+           trailing=False, evidence="sglang parser/glm53_chat_template.py (GLM's renderer: the calls end the turn); "
+           "function_call/glm47_moe_detector.py; vLLM parser/glm47_moe.py"),
+    Format("deepseek-v32", _deepseek_v32, TEXT_SPECIALS["deepseek-v32"], fit=_self_typed, json_text=False,
+           trailing=False, evidence="DeepSeek's encoding_dsv32.py as vLLM copies it (tokenizers/deepseek_v32_encoding.py: "
+           "the calls end the message); sglang function_call/deepseekv32_detector.py; vLLM parser/deepseek_v32.py"),
 )}
 assert tuple(FORMATS) == TEXT_FORMATS, "vocabulary.TEXT_FORMATS and strategies.markup.FORMATS must agree"

@@ -94,7 +94,7 @@ def _cases(draw: Any, fmt: Format, dialect: str, generators: tuple[tuple[Tool, A
             written.append(Written(tool.name, value, serialisations.draw(draw, value)))
     before = _content(draw)
     between = [_content(draw) for _ in written[1:]] if fmt.between else []
-    after = _content(draw)
+    after = _content(draw) if fmt.trailing else ""
     text = fmt.render(written, before, between, after)
     pieces = text_tokens(text, fmt.specials)
     # Where each call begins, for the batches and the features: its name, in order, after the content before it.

@@ -23,7 +23,8 @@ def test_every_format_of_the_vocabulary_has_a_rendering_with_its_evidence():
 def test_a_rendering_holds_each_call_and_the_content_in_order(name):
     fmt = FORMATS[name]
     text = fmt.render([CALL, OTHER], "Before.", ["Between."], "After.")
-    assert text.startswith("Before.") and text.endswith("After.")
+    # Text after the calls only where the model may write it there.
+    assert text.startswith("Before.") and text.endswith("After.") == fmt.trailing
     assert text.index("get_weather") < text.index("search")
     # Text between two calls only where the format lets the model write it there.
     assert ("Between." in text) == fmt.between
@@ -70,3 +71,27 @@ def test_an_xml_call_passes_only_what_its_text_says_one_way():
     # The text 5 is a string or a number as the schema says: kept where it gives one type, and the value is of it.
     assert fit(value, schema) == {"s": " 5 ", "n": 2, "i": 7, "b": False, "o": {"k": None}}
     assert fit([1], schema) == {} and fit({"s": "x"}, {"anyOf": []}) == {}
+
+
+def test_the_glm47_rendering_is_its_parsers_layout_calls_back_to_back():
+    call = Written("get_weather", {"city": "Paris", "days": 3, "tags": ["a"]}, "")
+    assert FORMATS["glm47"].render([call, OTHER], "Sure.", [], "") == (
+        "Sure.<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value>"
+        "<arg_key>days</arg_key><arg_value>3</arg_value><arg_key>tags</arg_key><arg_value>[\"a\"]</arg_value>"
+        "</tool_call><tool_call>search<arg_key>q</arg_key><arg_value>x</arg_value></tool_call>")
+
+
+def test_a_glm_call_passes_no_string_its_parsers_read_two_ways_nor_a_text_holding_its_marks():
+    schema = {"type": "object", "properties": {k: {"type": "string"} for k in "abcdefg"}}
+    value = {"a": " 5 ", "b": '"quoted"', "c": "x</arg_value>", "d": "<tool_call>", "e": 'say "hi"', "f": '"',
+             "g": "''"}
+    # A string in quotes reads as the one inside too (sglang's parser strips them: models do quote strings).
+    assert FORMATS["glm47"].fit(value, schema) == {"a": " 5 ", "e": 'say "hi"', "f": '"'}
+    # Qwen3-Coder's template writes a string as it is: it keeps them, and GLM's own marks are no marks there.
+    assert FORMATS["qwen3-coder"].fit(value, schema) == {k: v for k, v in value.items() if k != "d"}
+
+
+def test_a_format_whose_calls_end_the_turn_writes_no_text_after_them():
+    assert FORMATS["glm47"].render([OTHER], "Sure.", [], "Done.") == (
+        "Sure.<tool_call>search<arg_key>q</arg_key><arg_value>x</arg_value></tool_call>")
+    assert FORMATS["hermes"].render([OTHER], "", [], "Done.").endswith("</tool_call>\nDone.")
