@@ -93,7 +93,7 @@ DIALECTS = ("openai-chat", "openai-responses", "anthropic")
 #: The ways models write tool calls as text, which serving engines' parsers read back into calls
 #: (docs/producers.md): the project's own renderings, one per format (``toolfuzz.strategies.markup``).
 TEXT_FORMATS = ("hermes", "qwen25", "llama3", "mistral", "deepseek-v3", "deepseek-v31", "kimi-k2", "pythonic",
-                "internlm", "cohere-command4", "apertus", "qwen3-coder", "glm47", "deepseek-v32")
+                "internlm", "cohere-command4", "apertus", "qwen3-coder", "glm47", "deepseek-v32", "minimax-m2")
 _DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
              "<｜tool▁sep｜>")
 #: Each format's marks that its model's tokenizer holds as one special token: a batch boundary never falls
@@ -112,6 +112,9 @@ TEXT_SPECIALS: dict[str, tuple[str, ...]] = {
     # Whether DeepSeek V3.2's vocabulary holds its DSML tags whole is not known here: both engines read them as
     # text, and none is taken for one token (a batch may end inside one, as it would inside several tokens).
     "deepseek-v32": (),
+    # MiniMax's block marks, as vLLM's parser looks them up among the special tokens (parser/minimax_m2.py); its
+    # <invoke> and <parameter> tags are text.
+    "minimax-m2": ("<minimax:tool_call>", "</minimax:tool_call>"),
 }
 #: The producer level's dialects: a model's generated text in one format, cut into token batches.  A case
 #: of one holds the batches as its reads and the calls written as its expected outcome.

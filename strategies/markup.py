@@ -74,14 +74,20 @@ _OF_TYPE: dict[str, Callable[[Any], bool]] = {
 _XML_MARKS = re.compile(r"<\s*/?\s*(?:parameter|function|tool_call)")
 #: The marks of GLM's layout, likewise.
 _GLM_MARKS = re.compile(r"<\s*/?\s*(?:arg_key|arg_value|tool_call)")
+#: The marks of MiniMax M2's layout, likewise.
+_MINIMAX_MARKS = re.compile(r"<\s*/?\s*(?:parameter|invoke|minimax:tool_call)")
 #: A parameter's name as ``<parameter=NAME>`` can hold it.
 _PARAMETER = re.compile(r"[^<>\s](?:[^<>]*[^<>\s])?")
+#: A parameter's name as ``name="NAME"`` holds it.
+_ATTRIBUTE = re.compile(r'[^"<>\s](?:[^"<>]*[^"<>\s])?')
 
 
-def _typed(marks: re.Pattern[str], plain_strings: bool = False) -> Callable[[Any, Any], Any]:
+def _typed(marks: re.Pattern[str], plain_strings: bool = False, key: re.Pattern[str] = _PARAMETER
+           ) -> Callable[[Any, Any], Any]:
     """The arguments an XML call can pass: each parameter's text is its string, or the JSON of any other value,
     so a text means one value only where the schema gives the parameter one type, and the value is of it (the
-    text ``5`` is a string or a number as the schema says).  Nor may a text hold the layout's ``marks``.  With
+    text ``5`` is a string or a number as the schema says).  Nor may a text hold the layout's ``marks``, nor a
+    parameter's name be other than ``key`` holds.  With
     ``plain_strings``, nor may a string be wrapped in quotes: where the parsers read such a text as a quoted
     string too (GLM's: sglang strips them, a tolerance of models that quote), it says the string or the one
     inside."""
@@ -95,7 +101,7 @@ def _typed(marks: re.Pattern[str], plain_strings: bool = False) -> Callable[[Any
         for k, v in value.items():
             schema = properties.get(k)
             kind = schema.get("type") if isinstance(schema, dict) else None
-            if (isinstance(kind, str) and kind in _OF_TYPE and _OF_TYPE[kind](v) and _PARAMETER.fullmatch(k)
+            if (isinstance(kind, str) and kind in _OF_TYPE and _OF_TYPE[kind](v) and key.fullmatch(k)
                     and not marks.search(_parameter_text(v)) and not (plain_strings and _unplain(v))):
                 kept[k] = v
         return kept
@@ -216,8 +222,6 @@ def _glm47(calls: Sequence[Written]) -> str:
 _DSML = "｜DSML｜"
 #: The marks of DeepSeek V3.2's DSML layout, which no parameter's name or text may hold.
 _DSML_MARKS = re.compile(r"<\s*/?\s*" + _DSML)
-#: A parameter's name as ``name="NAME"`` holds it.
-_ATTRIBUTE = re.compile(r'[^"<>\s](?:[^"<>]*[^"<>\s])?')
 
 
 def _self_typed(value: Any, parameters: Any) -> Any:
@@ -239,6 +243,14 @@ def _deepseek_v32(calls: Sequence[Written]) -> str:
     invokes = [f'<{_DSML}invoke name="{c.name}">\n' + "\n".join(parameter(k, v) for k, v in c.value.items())
                + f"\n</{_DSML}invoke>" for c in calls]
     return f"\n\n<{_DSML}function_calls>\n" + "\n".join(invokes) + f"\n</{_DSML}function_calls>"
+
+
+def _minimax_m2(calls: Sequence[Written]) -> str:
+    # As MiniMax's tool-calling guide and sglang's detector docstring lay it out: one block, an invoke a call.
+    invokes = "".join(f'<invoke name="{c.name}">\n'
+                      + "".join(f'<parameter name="{k}">{_parameter_text(v)}</parameter>\n' for k, v in c.value.items())
+                      + "</invoke>\n" for c in calls)
+    return f"<minimax:tool_call>\n{invokes}</minimax:tool_call>"
 
 
 def _apertus(calls: Sequence[Written]) -> str:
@@ -274,5 +286,8 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("deepseek-v32", _deepseek_v32, TEXT_SPECIALS["deepseek-v32"], fit=_self_typed, json_text=False,
            trailing=False, evidence="DeepSeek's encoding_dsv32.py as vLLM copies it (tokenizers/deepseek_v32_encoding.py: "
            "the calls end the message); sglang function_call/deepseekv32_detector.py; vLLM parser/deepseek_v32.py"),
+    Format("minimax-m2", _minimax_m2, TEXT_SPECIALS["minimax-m2"], fit=_typed(_MINIMAX_MARKS, key=_ATTRIBUTE),
+           json_text=False, evidence="sglang function_call/minimax_m2.py (docstring); vLLM "
+           "parser/minimax_m2.py and tool_parsers/structural_tag_registry.py (the grammar a server constrains it to)"),
 )}
 assert tuple(FORMATS) == TEXT_FORMATS, "vocabulary.TEXT_FORMATS and strategies.markup.FORMATS must agree"

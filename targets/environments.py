@@ -30,7 +30,7 @@ from typing import Callable
 from toolfuzz import __version__
 from toolfuzz.errors import UsageError
 from toolfuzz.targets.base import Target
-from toolfuzz.targets.command import command_targets
+from toolfuzz.targets.command import CommandError, command_targets
 
 __all__ = ["Environment", "root", "add", "ensure", "remove", "listed", "find", "split_spec", "RECIPES",
            "requirements_for", "source_folder", "name_for", "HANDSHAKE_SECONDS"]
@@ -84,6 +84,9 @@ class Environment:
         """The built-in ``targets`` served from here, all by one program (one import of their library), each
         described as served from here (:class:`~toolfuzz.targets.command.CommandError` if it cannot start)."""
         served = command_targets([*self.serve, *targets], level=level, handshake_seconds=HANDSHAKE_SECONDS)
+        if [t.name for t in served] != list(targets):
+            served[0].extra["child"].stop()
+            raise CommandError(f"it serves {', '.join(t.name for t in served)}, not {', '.join(targets)}")
         return [replace(t, summary=f"{t.name} in the environment {self.name}") for t in served]
 
 

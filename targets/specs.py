@@ -48,7 +48,8 @@ from toolfuzz.targets.command import CommandError, command_targets
 from toolfuzz.targets.registry import builtin_targets
 from toolfuzz.targets.selftest import SELFTEST
 
-__all__ = ["resolve", "resolve_each", "resolve_all", "default_targets", "default_producers", "qualified_name", "plain_target"]
+__all__ = ["resolve", "resolve_each", "resolve_all", "default_targets", "default_producers", "qualified_name",
+           "plain_target"]
 
 #: The prefix of the module name a ``file.py:attr`` spec's file is loaded under (it is never imported by that name).
 _FILE_MODULE = "toolfuzz_target_"

@@ -45,12 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     served: dict[str, Any] = {}
     for name in args.targets:
-        (target,) = resolve(name)
-        if target.takes_request and target.level != "producer":
-            raise UsageError(f"{name} needs the case's tools and limits, which the protocol does not carry")
-        if target.name in served:
-            raise UsageError(f"{name} is named twice")
-        served[target.name] = target
+        for target in resolve(name):
+            if target.takes_request and target.level != "producer":
+                raise UsageError(f"{name} needs the case's tools and limits, which the protocol does not carry")
+            if target.name in served:
+                raise UsageError(f"{target.name} is named twice")
+            served[target.name] = target
     out = _protocol_channel()
     hellos = [_hello(t) for t in served.values()]
     # One target says hello as any program does; several are listed, and each request names its own.

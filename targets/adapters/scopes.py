@@ -177,6 +177,12 @@ SCOPES: dict[str, Scope] = {
                       "any type' turns a parameter written null into None before the schema is read; the XML "
                       "format cannot tell the string from the value"),),
         surface="sglang's Qwen3CoderDetector", cite="sglang function_call/qwen3_coder_detector.py"),
+    "sglang-minimax-m2": Scope(
+        limits=(Limit(frozenset({"lookalike-strings"}), frozenset({"arguments_differ", "whole_differs"}),
+                      "sglang function_call/minimax_m2.py, _convert_param_value_with_types: a value written null "
+                      "(in any case), None or nil is None before the schema's types are tried; the XML format "
+                      "cannot tell the string from the value"),),
+        surface="sglang's MinimaxM2Detector", cite="sglang function_call/minimax_m2.py"),
     "vllm-pythonic": Scope(limits=(_PYTHONIC_TEXT,), surface="vLLM's PythonicToolParser",
                            cite="vllm tool_parsers/pythonic_tool_parser.py"),
 }

@@ -95,3 +95,26 @@ def test_a_format_whose_calls_end_the_turn_writes_no_text_after_them():
     assert FORMATS["glm47"].render([OTHER], "Sure.", [], "Done.") == (
         "Sure.<tool_call>search<arg_key>q</arg_key><arg_value>x</arg_value></tool_call>")
     assert FORMATS["hermes"].render([OTHER], "", [], "Done.").endswith("</tool_call>\nDone.")
+
+
+def test_the_minimax_m2_rendering_is_one_block_an_invoke_a_call():
+    call = Written("get_weather", {"city": "Paris", "days": 3}, "")
+    assert FORMATS["minimax-m2"].render([call, Written("ping", {}, "")], "Sure.", [], "") == (
+        'Sure.<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n'
+        '<parameter name="days">3</parameter>\n</invoke>\n<invoke name="ping">\n</invoke>\n</minimax:tool_call>')
+    # A name goes in an attribute: one holding a quote is not passed, nor a text holding the layout's marks.
+    schema = {"type": "object", "properties": {k: {"type": "string"} for k in ('say "x"', "a", "b")}}
+    assert FORMATS["minimax-m2"].fit({'say "x"': "1", "a": "x</parameter>", "b": "<tool_call>"}, schema) == {
+        "b": "<tool_call>"}
+
+
+def test_the_deepseek_v32_rendering_is_deepseek_s_encoding_each_parameter_saying_if_it_is_a_string():
+    call = Written("get_weather", {"city": "Paris", "days": 3}, "")
+    assert FORMATS["deepseek-v32"].render([call, Written("ping", {}, "")], "Sure.", [], "") == (
+        'Sure.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n'
+        '<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n'
+        '<｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n'
+        '<｜DSML｜invoke name="ping">\n\n</｜DSML｜invoke>\n</｜DSML｜function_calls>')
+    # Whatever the schema says, any value is one value; only a name for the attribute and no mark in a text.
+    value = {"n": "5", "m": 5, "any": None, 'q"': 1, "t": "</｜DSML｜parameter>"}
+    assert FORMATS["deepseek-v32"].fit(value, {}) == {"n": "5", "m": 5, "any": None}

@@ -167,6 +167,9 @@ def test_the_targets_of_one_environment_are_served_by_one_program(tmp_path, monk
     # A spec named twice is one program still, and one error.
     with pytest.raises(UsageError, match="a target named 'selftest-plain@here' is already in this run"):
         resolve_all(["selftest-plain@here", "selftest-plain@here"])
+    # A name that is not one target's (every self-test mutant) is served as what it is, and said so.
+    with pytest.raises(UsageError, match=r"--target selftest@here: it serves selftest-\S+, .*, not selftest$"):
+        resolve_all(["selftest@here"])
 
 
 #: ``toolfuzz serve`` as an environment's python runs it, but its selftest-plain deaf to everything on the first
