@@ -24,7 +24,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from bench.workers import _tree_rss, tree_of
+from bench.workers import tree_rss, tree_of
 from toolfuzz.targets import adapters, environments
 from toolfuzz.targets.command import command_targets
 
@@ -51,7 +51,7 @@ def one_import(env: environments.Environment, target: str) -> int:
     (served,) = env.served([target], level="producer")
     child = served.extra["child"]
     try:
-        return _tree_rss(child.pid)
+        return tree_rss(child.pid)
     finally:
         child.stop()
 
@@ -83,7 +83,7 @@ def measure(python: str, name: str, budget: float = 60, workers: int = 2) -> tup
 
         def sample() -> None:
             while not done.wait(1.0):
-                peak[0] = max(peak[0], _tree_rss(run.pid))
+                peak[0] = max(peak[0], tree_rss(run.pid))
                 most[0] = max(most[0], _serving(run.pid))
 
         sampler = threading.Thread(target=sample, daemon=True)

@@ -125,11 +125,11 @@ class _Sampler:
 
     def _run(self) -> None:
         while not self._stop.wait(1.0):
-            self.peak = max(self.peak, _tree_rss(os.getpid()))
+            self.peak = max(self.peak, tree_rss(os.getpid()))
             self.on_sample(time.monotonic(), self.peak)
 
 
-def _tree_rss(root: int) -> int:
+def tree_rss(root: int) -> int:
     rss: dict[int, int] = {}
     for pid in tree_of(root):
         try:

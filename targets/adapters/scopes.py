@@ -87,6 +87,16 @@ _PYTHONIC_TEXT = Limit(frozenset({"content-before", "content-between", "content-
                        "tools separated by either <|python_tag|> or \\n\\n' is a future improvement")
 
 #: Every built-in adapter target's scope, by name (tests/targets/adapters/test_scopes.py: one for each).
+
+def _null_strings(source: str, detector: str, why: str) -> Scope:
+    """An sglang XML detector that reads a string written like null as null: held to robustness, since its format
+    writes the string and the value alike."""
+    return Scope(limits=(Limit(frozenset({"lookalike-strings"}), frozenset({"arguments_differ", "whole_differs"}),
+                               f"sglang function_call/{source}, {why}; the XML format cannot tell the string from "
+                               "the value"),),
+                 surface=f"sglang's {detector}", cite=f"sglang function_call/{source}")
+
+
 SCOPES: dict[str, Scope] = {
     **dict.fromkeys(("openai-stream-state", "openai-client", "openai-client-done-events", "openai-responses-state",
                      "openai-responses-client"), _OPENAI_SDK),
@@ -171,18 +181,12 @@ SCOPES: dict[str, Scope] = {
         servers=_OPENAI, integer_ids=False, surface="openai-node's ChatCompletionStream",
         cite="openai-node README (OpenAI, Azure OpenAI); its types give ids as strings")),
     "ai-sdk-parse-partial-json": _PARTIAL,
-    "sglang-qwen3-coder": Scope(
-        limits=(Limit(frozenset({"lookalike-strings"}), frozenset({"arguments_differ", "whole_differs"}),
-                      "sglang function_call/qwen3_coder_detector.py, _convert_param_value: 'Handle null value for "
-                      "any type' turns a parameter written null into None before the schema is read; the XML "
-                      "format cannot tell the string from the value"),),
-        surface="sglang's Qwen3CoderDetector", cite="sglang function_call/qwen3_coder_detector.py"),
-    "sglang-minimax-m2": Scope(
-        limits=(Limit(frozenset({"lookalike-strings"}), frozenset({"arguments_differ", "whole_differs"}),
-                      "sglang function_call/minimax_m2.py, _convert_param_value_with_types: a value written null "
-                      "(in any case), None or nil is None before the schema's types are tried; the XML format "
-                      "cannot tell the string from the value"),),
-        surface="sglang's MinimaxM2Detector", cite="sglang function_call/minimax_m2.py"),
+    "sglang-qwen3-coder": _null_strings("qwen3_coder_detector.py", "Qwen3CoderDetector", "_convert_param_value: "
+                                        "'Handle null value for any type' turns a parameter written null into None "
+                                        "before the schema is read"),
+    "sglang-minimax-m2": _null_strings("minimax_m2.py", "MinimaxM2Detector", "_convert_param_value_with_types: a "
+                                       "value written null (in any case), None or nil is None before the schema's "
+                                       "types are tried"),
     "vllm-pythonic": Scope(limits=(_PYTHONIC_TEXT,), surface="vLLM's PythonicToolParser",
                            cite="vllm tool_parsers/pythonic_tool_parser.py"),
 }
