@@ -57,6 +57,7 @@ import time
 import weakref
 from typing import Any, BinaryIO
 
+from toolfuzz.hash_seed import pinned
 from toolfuzz.identity import CrashState
 from toolfuzz.vocabulary import DIALECTS, OUTPUT_KEPT, TEXT_DIALECTS, Output, kept_from, kept_output
 from toolfuzz.targets.base import (ALL_CLAIMS, ANY_SCOPE, LEVEL, BadReturn, Fed, LEVELS, Limit, PLAIN_CLAIMS,
@@ -149,9 +150,11 @@ class Child:
         try:
             # A session of its own, so that stop() reaches whatever the command
             # started in turn (a shell, npx, ...), and a terminal's Ctrl-C
-            # reaches only toolfuzz, which then stops it.
+            # reaches only toolfuzz, which then stops it. A Python program runs under toolfuzz's hash seed
+            # (toolfuzz.hash_seed), so that one restarted mid-run behaves as before.
             self._proc = subprocess.Popen(_launched(self.argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=self._stderr, bufsize=0, start_new_session=True)
+                                          stderr=self._stderr, bufsize=0, start_new_session=True,
+                                          env=pinned())
         except OSError as e:
             self.stop()
             raise CommandError(f"cannot start {self.argv[0]}: {e.strerror or e}") from None

@@ -84,7 +84,10 @@ class Environment:
         """The built-in ``targets`` served from here, all by one program (one import of their library), each
         described as served from here (:class:`~toolfuzz.targets.command.CommandError` if it cannot start)."""
         served = command_targets([*self.serve, *targets], level=level, handshake_seconds=HANDSHAKE_SECONDS)
-        if [t.name for t in served] != list(targets):
+        # One target for each name asked, in order: a name that stands for several (a group) would hand one
+        # spec's cases to another's parser. An import spec (module:attr) is served under its object's own name.
+        if len(served) != len(targets) or any(":" not in asked and asked != t.name
+                                              for asked, t in zip(targets, served)):
             served[0].extra["child"].stop()
             raise CommandError(f"it serves {', '.join(t.name for t in served)}, not {', '.join(targets)}")
         return [replace(t, summary=f"{t.name} in the environment {self.name}") for t in served]

@@ -11,6 +11,9 @@ status stands (:mod:`toolfuzz.cli.streams`).
 Only the chosen subcommand's module is imported (each brings in Hypothesis,
 the targets or the corpus as it needs them), so that ``toolfuzz assemble``
 starts about as fast as a script; the full list is loaded for ``--help`` alone.
+
+The command runs under one hash seed, toolfuzz's or the user's (:mod:`toolfuzz.hash_seed`): when none is set it
+runs itself again, at once, with ``PYTHONHASHSEED`` set.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Sequence
 from toolfuzz import __version__
 from toolfuzz.cli.streams import guarded
 from toolfuzz.errors import Exit, UsageError
+from toolfuzz.hash_seed import pinned
 from toolfuzz.state import DEFAULT, kept
 
 __all__ = ["main", "COMMANDS"]
@@ -70,6 +74,8 @@ def _chosen(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        _under_the_hash_seed()
     argv = list(sys.argv[1:] if argv is None else argv)
     with guarded():
         args = build_parser(_chosen(argv)).parse_args(argv)
@@ -88,6 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                   + (f"the traceback is in {where}" if where else "its traceback is above")
                   + "; please report it", file=sys.stderr)
             return Exit.INTERNAL
+
+
+def _under_the_hash_seed() -> None:
+    """Run this very command again under toolfuzz's hash seed when the user chose none (:mod:`toolfuzz.hash_seed`):
+    Python reads the seed only as it starts, and the same ``--seed`` must give the same run."""
+    environ = pinned()
+    if environ is not None:
+        os.execve(sys.executable, sys.orig_argv, environ)
 
 
 def _keep_traceback(state: Path, command: str, argv: list[str]) -> Path | None:

@@ -35,6 +35,7 @@ from typing import Any
 
 from toolfuzz.corpus.fixtures import Fixture, history_text, printable
 from toolfuzz.corpus.grades import diverging, fixture_grade
+from toolfuzz.hash_seed import HASH_SEED, VARIABLE
 from toolfuzz.judge.compare import KINDS
 from toolfuzz.judge.compare_events import expected_events
 from toolfuzz.judge.compare_partial import holds_value
@@ -196,8 +197,18 @@ def script(repro: Repro, name: str) -> str:
         "def answer():",
         f'    """{_safe(_runs(repro, entry))}"""',
         f"    return {run}", "", "",
-        'if __name__ == "__main__":',
+        'if __name__ == "__main__":', *_UNDER_THE_HASH_SEED,
         f"    raise SystemExit({check})", ""])
+
+
+#: A script's first step: to run itself again under the hash seed toolfuzz ran the library under, unless the user
+#: chose one (toolfuzz.hash_seed: a library that iterates a set behaves as its seed has it).
+_UNDER_THE_HASH_SEED = [
+    "    # As toolfuzz ran the library: under one hash seed, unless you choose one (a set's order follows it).",
+    "    import os, sys",
+    f"    if {VARIABLE!r} not in os.environ:",
+    f"        os.execve(sys.executable, [sys.executable, *sys.argv], {{**os.environ, {VARIABLE!r}: {HASH_SEED!r}}})",
+]
 
 
 def _parts(repro: Repro) -> tuple[list[str], str, str]:

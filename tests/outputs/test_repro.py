@@ -22,6 +22,7 @@ from toolfuzz.outputs.repro import NoRepro, Repro, issue, repros, script
 from toolfuzz.severity import Severity
 from toolfuzz.targets import adapters
 from toolfuzz.targets.adapters.recipes import NO_RECIPE, RECIPES
+from toolfuzz.hash_seed import pinned
 from toolfuzz.vocabulary import version_key
 from tests.adapter_checks import LLAMA_PYTHON, SGLANG_PYTHON, VLLM_PYTHON, unavailable
 from tests.paths import ROOT
@@ -121,7 +122,8 @@ def run_scripts(python: str, repros_: list[Repro], folder: Path) -> dict:
     runner = folder / "runner.py"
     runner.write_text(RUNNER)
     packages = sorted({r.package for r in repros_})
-    done = subprocess.run([python, str(runner), *paths, "--", *packages],
+    # Under the hash seed already, as the scripts would run themselves again (a new process) without one.
+    done = subprocess.run([python, str(runner), *paths, "--", *packages], env=pinned(),
                           capture_output=True, text=True, timeout=500, cwd=folder)  # a guard against a hang only
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)

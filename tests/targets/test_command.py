@@ -40,7 +40,7 @@ SEED = ROOT / "findings" / "seed"
 EXAMPLE = ROOT / "examples" / "node-openai"
 
 PROGRAM = textwrap.dedent('''
-    import base64, json, sys, time
+    import base64, json, os, sys, time
 
     def say(doc):
         sys.stdout.write(json.dumps(doc) + "\\n")
@@ -49,6 +49,8 @@ PROGRAM = textwrap.dedent('''
     hello = {"protocol": "toolfuzz-subprocess/1", "name": "py-child", "version": "0.1",
              "level": "bytes" if "bytes" in sys.argv else "events", "claims": ["ids", "names", "completion"],
              "dialects": ["openai-chat"]}
+    if "hash-seed" in sys.argv:
+        hello["version"] = os.environ.get("PYTHONHASHSEED", "unset")
     if "no-hello" in sys.argv:
         time.sleep(60)
     if "exit" in sys.argv:
@@ -364,6 +366,17 @@ def test_targets_served_together_share_one_program_and_each_is_judged_as_in_proc
         assert kinds(plain, interleaved)[0] == [] and child.starts == 2
     finally:
         plain.extra["child"].stop()
+
+
+def test_a_program_runs_with_a_fixed_hash_seed_unless_the_user_chose_one(program, monkeypatch):
+    # A set's order follows the hash seed: a program restarted with a random one would replay by chance.
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    (fixed,) = command_targets([sys.executable, str(program), "hash-seed"])
+    fixed.extra["child"].stop()
+    monkeypatch.setenv("PYTHONHASHSEED", "7")
+    (chosen,) = command_targets([sys.executable, str(program), "hash-seed"])
+    chosen.extra["child"].stop()
+    assert (fixed.version, chosen.version) == ("0", "7")
 
 
 def test_a_silent_program_fails_its_handshake_within_the_limit_and_is_stopped(program):

@@ -170,6 +170,10 @@ def test_the_targets_of_one_environment_are_served_by_one_program(tmp_path, monk
     # A name that is not one target's (every self-test mutant) is served as what it is, and said so.
     with pytest.raises(UsageError, match=r"--target selftest@here: it serves selftest-\S+, .*, not selftest$"):
         resolve_all(["selftest@here"])
+    # An import spec (what a bisection serves) is served under its object's own name, and taken as asked.
+    (imported,) = environments.find("here").served(["toolfuzz.targets.selftest.mutants:shared_buffer"])
+    imported.extra["child"].stop()
+    assert imported.summary.endswith(" in the environment here")
 
 
 #: ``toolfuzz serve`` as an environment's python runs it, but its selftest-plain deaf to everything on the first
