@@ -93,7 +93,8 @@ DIALECTS = ("openai-chat", "openai-responses", "anthropic")
 #: The ways models write tool calls as text, which serving engines' parsers read back into calls
 #: (docs/producers.md): the project's own renderings, one per format (``toolfuzz.strategies.markup``).
 TEXT_FORMATS = ("hermes", "qwen25", "llama3", "mistral", "deepseek-v3", "deepseek-v31", "kimi-k2", "pythonic",
-                "internlm", "cohere-command4", "apertus", "qwen3-coder", "glm47", "deepseek-v32", "minimax-m2")
+                "internlm", "cohere-command4", "apertus", "qwen3-coder", "glm47", "deepseek-v32", "minimax-m2",
+                "kimi-k3", "step3")
 _DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
              "<｜tool▁sep｜>")
 #: Each format's marks that its model's tokenizer holds as one special token: a batch boundary never falls
@@ -115,6 +116,13 @@ TEXT_SPECIALS: dict[str, tuple[str, ...]] = {
     # MiniMax's block marks, as vLLM's parser looks them up among the special tokens (parser/minimax_m2.py); its
     # <invoke> and <parameter> tags are text.
     "minimax-m2": ("<minimax:tool_call>", "</minimax:tool_call>"),
+    # Kimi K3's three marks are tokens of its own; the channel and tag names between them are text (vLLM
+    # reasoning/kimi_k3_reasoning_parser.py).
+    "kimi-k3": ("<|open|>", "<|close|>", "<|sep|>"),
+    # Step3's block marks, which vLLM's parser has the server keep as special tokens (skip_special_tokens off);
+    # its steptml tags are text.
+    "step3": ("<｜tool_calls_begin｜>", "<｜tool_calls_end｜>", "<｜tool_call_begin｜>", "<｜tool_call_end｜>",
+              "<｜tool_sep｜>"),
 }
 #: The producer level's dialects: a model's generated text in one format, cut into token batches.  A case
 #: of one holds the batches as its reads and the calls written as its expected outcome.

@@ -224,13 +224,18 @@ _DSML = "｜DSML｜"
 _DSML_MARKS = re.compile(r"<\s*/?\s*" + _DSML)
 
 
-def _self_typed(value: Any, parameters: Any) -> Any:
-    """The arguments a DSML call can pass: each parameter says whether its text is a string (``string="true"``)
-    or a JSON text, so any value is one value; only its name must fit the attribute and its text hold no mark."""
-    if not isinstance(value, dict):
-        return {}
-    return {k: v for k, v in value.items()
-            if _ATTRIBUTE.fullmatch(k) and not _DSML_MARKS.search(k + _parameter_text(v))}
+def _self_typed(marks: re.Pattern[str]) -> Callable[[Any, Any], Any]:
+    """The arguments a call can pass whose parameters each say their type (DSML's ``string="true"``, Kimi K3's
+    ``type="number"``): any value is one value; only its name must fit the attribute, and neither name nor text
+    hold one of the layout's ``marks``."""
+
+    def fit(value: Any, parameters: Any) -> Any:
+        if not isinstance(value, dict):
+            return {}
+        return {k: v for k, v in value.items()
+                if _ATTRIBUTE.fullmatch(k) and not marks.search(k + _parameter_text(v))}
+
+    return fit
 
 
 def _deepseek_v32(calls: Sequence[Written]) -> str:
@@ -251,6 +256,60 @@ def _minimax_m2(calls: Sequence[Written]) -> str:
                       + "".join(f'<parameter name="{k}">{_parameter_text(v)}</parameter>\n' for k, v in c.value.items())
                       + "</invoke>\n" for c in calls)
     return f"<minimax:tool_call>\n{invokes}</minimax:tool_call>"
+
+
+#: Kimi K3's marks open with ``<|`` (``<|open|>``, ``<|close|>``, ``<|sep|>``), which no name or text may hold.
+_KIMI_K3_MARKS = re.compile(r"<\|")
+#: The type a Kimi K3 argument says it has (an integer is a number).
+_KIMI_K3_TYPES = ((bool, "boolean"), (int, "number"), (float, "number"), (str, "string"), (list, "array"),
+                  (dict, "object"), (type(None), "null"))
+
+
+def _kimi_k3_type(value: Any) -> str:
+    return next(name for kind, name in _KIMI_K3_TYPES if isinstance(value, kind))
+
+
+def _kimi_k3_attribute(text: str) -> str:
+    # As the grammar both engines constrain K3 to escapes an attribute (sglang kimik3_structural_tag.py; vLLM
+    # tool_parsers/structural_tag_registry.py), and both parsers undo.
+    return text.replace("&", "&amp;").replace('"', "&quot;")
+
+
+def _kimi_k3(calls: Sequence[Written]) -> str:
+    # The response channel the prompt opened is closed, then one tools channel, a call an index from 1, each
+    # argument saying its type (a string raw, any other value its JSON), and the message ends: no whitespace
+    # anywhere (the engines' grammars; neither ships K3's renderer).
+    def argument(k: str, v: Any) -> str:
+        return (f'<|open|>argument key="{_kimi_k3_attribute(k)}" type="{_kimi_k3_type(v)}"<|sep|>'
+                f"{_parameter_text(v)}<|close|>argument<|sep|>")
+
+    body = "".join(f'<|open|>call tool="{_kimi_k3_attribute(c.name)}" index="{i}"<|sep|>'
+                   + "".join(argument(k, v) for k, v in c.value.items()) + "<|close|>call<|sep|>"
+                   for i, c in enumerate(calls, 1))
+    return f"<|close|>response<|sep|><|open|>tools<|sep|>{body}<|close|>tools<|sep|><|close|>message<|sep|>"
+
+
+#: Step3's marks: its invoke and parameter tags, and the bars of its block's (U+FF5C, with a plain underscore).
+_STEP3_MARKS = re.compile(r"<\s*/?\s*steptml:|｜tool_")
+
+
+def _step3_fit(value: Any, parameters: Any) -> Any:
+    # Both engines strip a parameter's text (sglang step3_detector.py, vLLM step3_tool_parser.py), and nothing
+    # says whether Step3 writes a string's edge whitespace: a string with any is not passed.
+    kept = _typed(_STEP3_MARKS, key=_ATTRIBUTE)(value, parameters)
+    return {k: v for k, v in kept.items() if not (isinstance(v, str) and v != v.strip())}
+
+
+def _step3(calls: Sequence[Written]) -> str:
+    # As sglang's detector's docstring and both engines' tests lay it out: the block on lines of its own, a
+    # parameter a line, an invoke with no parameters still a line break.
+    def call(c: Written) -> str:
+        return (f'<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{c.name}">\n'
+                + "".join(f'<steptml:parameter name="{k}">{_parameter_text(v)}</steptml:parameter>\n'
+                          for k, v in c.value.items())
+                + "</steptml:invoke><｜tool_call_end｜>")
+
+    return "<｜tool_calls_begin｜>\n" + "\n".join(call(c) for c in calls) + "\n<｜tool_calls_end｜>"
 
 
 def _apertus(calls: Sequence[Written]) -> str:
@@ -283,11 +342,18 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("glm47", _glm47, TEXT_SPECIALS["glm47"], fit=_typed(_GLM_MARKS, plain_strings=True), json_text=False,
            trailing=False, evidence="sglang parser/glm53_chat_template.py (GLM's renderer: the calls end the turn); "
            "function_call/glm47_moe_detector.py; vLLM parser/glm47_moe.py"),
-    Format("deepseek-v32", _deepseek_v32, TEXT_SPECIALS["deepseek-v32"], fit=_self_typed, json_text=False,
+    Format("deepseek-v32", _deepseek_v32, TEXT_SPECIALS["deepseek-v32"], fit=_self_typed(_DSML_MARKS), json_text=False,
            trailing=False, evidence="DeepSeek's encoding_dsv32.py as vLLM copies it (tokenizers/deepseek_v32_encoding.py: "
            "the calls end the message); sglang function_call/deepseekv32_detector.py; vLLM parser/deepseek_v32.py"),
     Format("minimax-m2", _minimax_m2, TEXT_SPECIALS["minimax-m2"], fit=_typed(_MINIMAX_MARKS, key=_ATTRIBUTE),
            json_text=False, evidence="sglang function_call/minimax_m2.py (docstring); vLLM "
            "parser/minimax_m2.py and tool_parsers/structural_tag_registry.py (the grammar a server constrains it to)"),
+    Format("kimi-k3", _kimi_k3, TEXT_SPECIALS["kimi-k3"], fit=_self_typed(_KIMI_K3_MARKS), json_text=False,
+           trailing=False, evidence="the grammars both engines constrain Kimi K3 to (sglang "
+           "function_call/kimik3_structural_tag.py, vLLM tool_parsers/structural_tag_registry.py: the calls end the "
+           "message) and their parsers' docstrings (kimik3_detector.py, tool_parsers/kimi_k3_tool_parser.py)"),
+    Format("step3", _step3, TEXT_SPECIALS["step3"], joiner="\n", fit=_step3_fit, json_text=False,
+           evidence="sglang function_call/step3_detector.py (docstring) and its tests; vLLM "
+           "tool_parsers/step3_tool_parser.py and tests/tool_parsers/test_step3_tool_parser.py"),
 )}
 assert tuple(FORMATS) == TEXT_FORMATS, "vocabulary.TEXT_FORMATS and strategies.markup.FORMATS must agree"

@@ -12,7 +12,7 @@ with the detector its server runs for ``--tool-call-parser <name>``.
   an item with a name gets a new id and the name, one without gets neither;
   its ``tool_index`` is the entry's ``index``.  Ids are ``call_<n>`` in the
   order sent (the server draws a uuid each time; only their number and
-  order matter), and Kimi K2's own ``functions.<name>:<index>``.
+  order matter), and Kimi K2's own ``functions.<name>:<index>`` and K3's ``<name>:<index>``.
 * Whole: what ``serving_chat._process_tool_calls`` hands on for the text
   without streaming: ``has_tool_call``, then ``parse_non_stream``; a raise
   there is logged by the server and the text handed on as content.
@@ -48,7 +48,13 @@ PARSERS = {
     "deepseek-v3": "deepseekv3", "deepseek-v31": "deepseekv31", "kimi-k2": "kimi_k2", "pythonic": "pythonic",
     "internlm": "interns1", "cohere-command4": "cohere_command4", "apertus": "apertus2509",
     "qwen3-coder": "qwen3_coder", "glm47": "glm47", "deepseek-v32": "deepseekv32", "minimax-m2": "minimax-m2",
+    "kimi-k3": "kimi_k3", "step3": "step3",
 }
+
+
+#: The tool-call ids the server writes for the parsers that have their own (serving_chat._process_tool_call_id,
+#: in a first turn); every other parser's call gets a fresh uuid.
+_IDS = {"kimi_k2": "functions.{name}:{index}", "kimi_k3": "{name}:{index}"}
 
 
 class _AnySchema:
@@ -155,8 +161,8 @@ def _producer(parser_name: str) -> Callable[..., dict[str, Any]]:
                 entry: dict[str, Any] = {"index": item.tool_index, "type": "function",
                                          "function": {"arguments": item.parameters}}
                 if item.name:
-                    entry["id"] = (f"functions.{item.name}:{item.tool_index}" if parser_name == "kimi_k2"
-                                   else f"call_{sent}")
+                    spelled = _IDS.get(parser_name)
+                    entry["id"] = spelled.format(name=item.name, index=item.tool_index) if spelled else f"call_{sent}"
                     entry["function"]["name"] = item.name
                     sent += 1
                 deltas.append(entry)

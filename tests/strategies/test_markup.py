@@ -118,3 +118,31 @@ def test_the_deepseek_v32_rendering_is_deepseek_s_encoding_each_parameter_saying
     # Whatever the schema says, any value is one value; only a name for the attribute and no mark in a text.
     value = {"n": "5", "m": 5, "any": None, 'q"': 1, "t": "</｜DSML｜parameter>"}
     assert FORMATS["deepseek-v32"].fit(value, {}) == {"n": "5", "m": 5, "any": None}
+
+
+def test_the_kimi_k3_rendering_closes_the_response_then_one_tools_channel_each_argument_typed():
+    call = Written("get_weather", {"city": "Paris", "days": 3, "a&b": None}, "")
+    assert FORMATS["kimi-k3"].render([call, Written("ping", {}, "")], "Sure.", [], "Done.") == (
+        'Sure.<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|>'
+        '<|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>'
+        '<|open|>argument key="days" type="number"<|sep|>3<|close|>argument<|sep|>'
+        '<|open|>argument key="a&amp;b" type="null"<|sep|>null<|close|>argument<|sep|><|close|>call<|sep|>'
+        '<|open|>call tool="ping" index="2"<|sep|><|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>')
+    # Any value says its type; no name holds a quote, and neither a name nor a text one of the marks' "<|".
+    value = {"n": "5", "m": [1.5, True], 'q"': 1, "t": "x<|close|>argument<|sep|>", "<|k": 1, "o": {"s": "<|"}}
+    assert FORMATS["kimi-k3"].fit(value, {}) == {"n": "5", "m": [1.5, True]}
+
+
+def test_the_step3_rendering_is_one_block_of_lines_a_call_typed_by_the_schema():
+    call = Written("get_weather", {"city": "Paris", "days": 3}, "")
+    assert FORMATS["step3"].render([call, Written("ping", {}, "")], "Sure.", [], "Done.") == (
+        "Sure.\n<｜tool_calls_begin｜>\n"
+        '<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather">\n'
+        '<steptml:parameter name="city">Paris</steptml:parameter>\n'
+        '<steptml:parameter name="days">3</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n'
+        '<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="ping">\n</steptml:invoke><｜tool_call_end｜>\n'
+        "<｜tool_calls_end｜>\nDone.")
+    # Typed by the schema; no mark in a text, and no string with whitespace at an end (both parsers strip it).
+    schema = {"type": "object", "properties": {k: {"type": "string"} for k in "abcde"} | {"n": {"type": "integer"}}}
+    value = {"a": " x", "b": "if a < b", "c": "</steptml:parameter>", "d": "<｜tool_sep｜>", "e": "ok", "n": "5"}
+    assert FORMATS["step3"].fit(value, schema) == {"b": "if a < b", "e": "ok"}

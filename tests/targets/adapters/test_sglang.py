@@ -55,6 +55,11 @@ def test_the_streamed_deltas_are_what_the_server_sends_an_id_and_a_name_once_a_c
         (0, "functions.get_weather:0", "get_weather"), (1, "functions.search:1", "search")]
     assert all("id" not in d for d in got["deltas"] if d not in named)
     assert kinds("kimi-k2", case("kimi-k2", CALLS, batches="tokens")) == []
+    # Kimi K3's are <name>:<index>, without the prefix (serving_chat._process_tool_call_id).
+    k3 = answer("kimi-k3", case("kimi-k3", CALLS, batches="tokens"))
+    assert [d["id"] for d in k3["deltas"] if "name" in d["function"]] == ["get_weather:0", "search:1"]
+    assert [d["id"] for d in answer("hermes", case("hermes", CALLS, batches="tokens"))["deltas"]
+            if "name" in d["function"]] == ["call_0", "call_1"]
 
 
 def test_a_plain_call_whose_text_comes_in_one_batch_is_handed_on_without_its_arguments():
