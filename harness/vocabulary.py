@@ -93,8 +93,8 @@ DIALECTS = ("openai-chat", "openai-responses", "anthropic")
 #: The ways models write tool calls as text, which serving engines' parsers read back into calls
 #: (docs/producers.md): the project's own renderings, one per format (``toolfuzz.strategies.markup``).
 TEXT_FORMATS = ("hermes", "qwen25", "llama3", "mistral", "deepseek-v3", "deepseek-v31", "kimi-k2", "pythonic",
-                "internlm", "cohere-command4", "apertus", "qwen3-coder", "glm47", "deepseek-v32", "minimax-m2",
-                "kimi-k3", "step3")
+                "internlm", "cohere-command4", "apertus", "qwen3-coder", "glm47", "glm45", "deepseek-v32",
+                "minimax-m2", "kimi-k3", "step3")
 _DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
              "<｜tool▁sep｜>")
 #: Each format's marks that its model's tokenizer holds as one special token: a batch boundary never falls
@@ -110,6 +110,7 @@ TEXT_SPECIALS: dict[str, tuple[str, ...]] = {
     "qwen3-coder": ("<tool_call>", "</tool_call>"),
     # GLM's vocabulary holds its six tool tags whole (sglang glm4_moe_detector.py, GlmSpecialTokenConfig).
     "glm47": ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
+    "glm45": ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
     # Whether DeepSeek V3.2's vocabulary holds its DSML tags whole is not known here: both engines read them as
     # text, and none is taken for one token (a batch may end inside one, as it would inside several tokens).
     "deepseek-v32": (),

@@ -219,6 +219,15 @@ def _glm47(calls: Sequence[Written]) -> str:
         + "</tool_call>" for c in calls)
 
 
+def _glm45(calls: Sequence[Written]) -> str:
+    # GLM-4.5's and 4.6's layout, as sglang's glm45 grammar writes it (glm4_moe_detector.py: the separator
+    # "\n" before each call, after the name, between a key and its value, after each value).
+    return "".join(
+        "\n<tool_call>" + c.name + "\n"
+        + "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{_parameter_text(v)}</arg_value>\n" for k, v in c.value.items())
+        + "</tool_call>" for c in calls)
+
+
 _DSML = "｜DSML｜"
 #: The marks of DeepSeek V3.2's DSML layout, which no parameter's name or text may hold.
 _DSML_MARKS = re.compile(r"<\s*/?\s*" + _DSML)
@@ -342,6 +351,9 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("glm47", _glm47, TEXT_SPECIALS["glm47"], fit=_typed(_GLM_MARKS, plain_strings=True), json_text=False,
            trailing=False, evidence="sglang parser/glm53_chat_template.py (GLM's renderer: the calls end the turn); "
            "function_call/glm47_moe_detector.py; vLLM parser/glm47_moe.py"),
+    Format("glm45", _glm45, TEXT_SPECIALS["glm45"], fit=_typed(_GLM_MARKS, plain_strings=True), json_text=False,
+           trailing=False, evidence="sglang function_call/glm4_moe_detector.py (docstring, and the glm45 grammar a "
+           "server constrains GLM-4.5 to); vLLM parser/glm47_moe.py, which reads both GLM layouts"),
     Format("deepseek-v32", _deepseek_v32, TEXT_SPECIALS["deepseek-v32"], fit=_self_typed(_DSML_MARKS), json_text=False,
            trailing=False, evidence="DeepSeek's encoding_dsv32.py as vLLM copies it (tokenizers/deepseek_v32_encoding.py: "
            "the calls end the message); sglang function_call/deepseekv32_detector.py; vLLM parser/deepseek_v32.py"),

@@ -146,3 +146,10 @@ def test_the_step3_rendering_is_one_block_of_lines_a_call_typed_by_the_schema():
     schema = {"type": "object", "properties": {k: {"type": "string"} for k in "abcde"} | {"n": {"type": "integer"}}}
     value = {"a": " x", "b": "if a < b", "c": "</steptml:parameter>", "d": "<｜tool_sep｜>", "e": "ok", "n": "5"}
     assert FORMATS["step3"].fit(value, schema) == {"b": "if a < b", "e": "ok"}
+
+
+def test_the_glm45_rendering_is_glm47_s_tags_each_on_a_line_of_its_own():
+    call = Written("get_weather", {"city": "Paris", "days": 3}, "")
+    assert FORMATS["glm45"].render([call, Written("ping", {}, "")], "Sure.", [], "Done.") == (
+        "Sure.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
+        "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\n<tool_call>ping\n</tool_call>")
