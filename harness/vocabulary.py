@@ -97,6 +97,7 @@ TEXT_FORMATS = ("hermes", "qwen25", "llama3", "mistral", "deepseek-v3", "deepsee
                 "minimax-m2", "kimi-k3", "step3")
 _DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
              "<｜tool▁sep｜>")
+_GLM = ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
 #: Each format's marks that its model's tokenizer holds as one special token: a batch boundary never falls
 #: inside one, and an engine's stand-in tokenizer gives each its own id.
 TEXT_SPECIALS: dict[str, tuple[str, ...]] = {
@@ -109,8 +110,7 @@ TEXT_SPECIALS: dict[str, tuple[str, ...]] = {
     # Qwen3's vocabulary holds <tool_call> and </tool_call> whole; its <function=...> and <parameter=...> not.
     "qwen3-coder": ("<tool_call>", "</tool_call>"),
     # GLM's vocabulary holds its six tool tags whole (sglang glm4_moe_detector.py, GlmSpecialTokenConfig).
-    "glm47": ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
-    "glm45": ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
+    "glm47": _GLM, "glm45": _GLM,
     # Whether DeepSeek V3.2's vocabulary holds its DSML tags whole is not known here: both engines read them as
     # text, and none is taken for one token (a batch may end inside one, as it would inside several tokens).
     "deepseek-v32": (),
