@@ -302,10 +302,13 @@ def _kimi_k3(calls: Sequence[Written]) -> str:
 _STEP3_MARKS = re.compile(r"<\s*/?\s*steptml:|｜tool_")
 
 
+_step3_typed = _typed(_STEP3_MARKS, key=_ATTRIBUTE)
+
+
 def _step3_fit(value: Any, parameters: Any) -> Any:
     # Both engines strip a parameter's text (sglang step3_detector.py, vLLM step3_tool_parser.py), and nothing
     # says whether Step3 writes a string's edge whitespace: a string with any is not passed.
-    kept = _typed(_STEP3_MARKS, key=_ATTRIBUTE)(value, parameters)
+    kept = _step3_typed(value, parameters)
     return {k: v for k, v in kept.items() if not (isinstance(v, str) and v != v.strip())}
 
 

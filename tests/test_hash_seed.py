@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+from toolfuzz import __version__
 from toolfuzz.hash_seed import HASH_SEED, pinned
 
 #: A command line that says the seed it runs under and what a string hashes to, then runs ``toolfuzz --version``.
@@ -16,7 +17,7 @@ SAYS = ("import os, sys; print(os.environ.get('PYTHONHASHSEED'), hash('toolfuzz'
 def said(**environ: str) -> list[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"} | environ
     done = subprocess.run([sys.executable, "-c", SAYS], env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stdout.endswith("toolfuzz 0.1.0\n"), done.stdout + done.stderr
+    assert done.returncode == 0 and done.stdout.endswith(f"toolfuzz {__version__}\n"), done.stdout + done.stderr
     return done.stdout.splitlines()[:-1]
 
 
