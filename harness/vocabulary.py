@@ -38,6 +38,7 @@ __all__ = [
     "TEXT_FORMATS",
     "TEXT_DIALECTS",
     "TEXT_SPECIALS",
+    "TEXT_TOKENS",
     "text_format",
     "text_tokens",
     "input_text",
@@ -94,7 +95,7 @@ DIALECTS = ("openai-chat", "openai-responses", "anthropic")
 #: (docs/producers.md): the project's own renderings, one per format (``toolfuzz.strategies.markup``).
 TEXT_FORMATS = ("hermes", "qwen25", "llama3", "mistral", "deepseek-v3", "deepseek-v31", "kimi-k2", "pythonic",
                 "internlm", "cohere-command4", "apertus", "qwen3-coder", "glm47", "glm45", "deepseek-v32",
-                "minimax-m2", "kimi-k3", "step3")
+                "minimax-m2", "kimi-k3", "step3", "minimax-m3")
 _DEEPSEEK = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
              "<｜tool▁sep｜>")
 _GLM = ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
@@ -124,6 +125,15 @@ TEXT_SPECIALS: dict[str, tuple[str, ...]] = {
     # its steptml tags are text.
     "step3": ("<｜tool_calls_begin｜>", "<｜tool_calls_end｜>", "<｜tool_call_begin｜>", "<｜tool_call_end｜>",
               "<｜tool_sep｜>"),
+    # MiniMax M3's marks are added tokens that decode as text (TEXT_TOKENS), none of them special.
+    "minimax-m3": (),
+}
+#: Each format's marks that its model's tokenizer holds as one token that is not special: a batch boundary never
+#: falls inside one, but it is text to the engine (its stand-in tokenizer lists no such mark among its specials,
+#: which an engine drops from the text).
+TEXT_TOKENS: dict[str, tuple[str, ...]] = {
+    # The namespace that opens every M3 tag, an added token that is not special (vLLM parser/minimax_m3.py).
+    "minimax-m3": ("]<]minimax[>[",),
 }
 #: The producer level's dialects: a model's generated text in one format, cut into token batches.  A case
 #: of one holds the batches as its reads and the calls written as its expected outcome.

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from toolfuzz.vocabulary import TEXT_FORMATS, TEXT_SPECIALS
+from toolfuzz.vocabulary import TEXT_FORMATS, TEXT_SPECIALS, TEXT_TOKENS
 
 __all__ = ["Format", "Written", "FORMATS", "python_literal"]
 
@@ -143,6 +143,13 @@ class Format:
     json_text: bool = True
     #: Where the layout comes from: the engine's parser (docs/producers.md has the lines).
     evidence: str = ""
+    #: Marks a tokenizer holds as one token that decodes as text: never cut inside, but no special token.
+    tokens: tuple[str, ...] = ()
+
+    @property
+    def atoms(self) -> tuple[str, ...]:
+        """Every mark a batch boundary never falls inside: the special ones and the plain tokens."""
+        return self.specials + self.tokens
 
     def render(self, calls: Sequence[Written], before: str, between: Sequence[str], after: str) -> str:
         """The model's whole text: ``before``, the calls (with ``between[k]`` after call k, where the format
@@ -312,6 +319,63 @@ def _step3_fit(value: Any, parameters: Any) -> Any:
     return {k: v for k, v in kept.items() if not (isinstance(v, str) and v != v.strip())}
 
 
+_M3 = TEXT_TOKENS["minimax-m3"][0]
+#: A MiniMax M3 element's name, as both engines read a tag back: up to its ``>``, no ``<``, not opening with ``/``
+#: (a closing tag), no white space at either end (sglang strips a tag's name, vLLM keeps it).
+_M3_TAG = re.compile(r"[^<>/\s](?:[^<>]*[^<>\s])?")
+
+
+def _m3_fits(value: Any, schema: Any) -> bool:
+    """Whether MiniMax M3's elements write ``value`` so that a parser reads it back one way: its schema gives it
+    one type, and it is of it (an element's text ``5`` is a string or a number as the schema says, and a child
+    element is the schema's property of that name or, in an array, its item); no string holds the namespace mark,
+    and an object's keys are names its schema gives, each written as a tag."""
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if not (isinstance(kind, str) and kind in _OF_TYPE and _OF_TYPE[kind](value)):
+        return False
+    if isinstance(value, str):
+        return _M3 not in value
+    if isinstance(value, dict):
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, dict) else {}
+        return all(k in properties and _M3_TAG.fullmatch(k) and _m3_fits(v, properties[k]) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_m3_fits(v, schema.get("items")) for v in value)
+    return True
+
+
+def _minimax_m3_fit(value: Any, parameters: Any) -> Any:
+    if not isinstance(value, dict) or not isinstance(parameters, dict):
+        return {}
+    return {k: v for k, v in value.items() if _m3_fits({k: v}, {"type": "object", **parameters})}
+
+
+def _m3_element(name: str, value: Any) -> str:
+    if isinstance(value, dict):
+        inner = "".join(_m3_element(k, v) for k, v in value.items())
+    elif isinstance(value, list):
+        inner = "".join(_m3_element("item", v) for v in value)
+    else:
+        inner = _parameter_text(value)
+    return f"{_M3}<{name}>{inner}{_M3}</{name}>"
+
+
+def _minimax_m3(calls: Sequence[Written]) -> str:
+    # As vLLM's parser docstring lays it out (parser/minimax_m3.py): every tag opens with the namespace mark, each
+    # argument an element on a line of its own; a container's children each on a line of their own, their own
+    # children inline; an array's items are <item> elements.  The grammar both engines' servers constrain M3 to
+    # (xgrammar's minimax_m3_xml) writes a value raw between its tags, and a null as null.
+    def parameter(k: str, v: Any) -> str:
+        if not (isinstance(v, (dict, list)) and v):
+            return _m3_element(k, v) + "\n"
+        children = v.items() if isinstance(v, dict) else (("item", x) for x in v)
+        return f"{_M3}<{k}>\n" + "".join(_m3_element(c, x) + "\n" for c, x in children) + f"{_M3}</{k}>\n"
+
+    invokes = "".join(f'{_M3}<invoke name="{c.name}">\n' + "".join(parameter(k, v) for k, v in c.value.items())
+                      + f"{_M3}</invoke>\n" for c in calls)
+    return f"{_M3}<tool_call>\n{invokes}{_M3}</tool_call>"
+
+
 def _step3(calls: Sequence[Written]) -> str:
     # As sglang's detector's docstring and both engines' tests lay it out: the block on lines of its own, a
     # parameter a line, an invoke with no parameters still a line break.
@@ -370,5 +434,10 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("step3", _step3, TEXT_SPECIALS["step3"], joiner="\n", fit=_step3_fit, json_text=False,
            evidence="sglang function_call/step3_detector.py (docstring) and its tests; vLLM "
            "tool_parsers/step3_tool_parser.py and tests/tool_parsers/test_step3_tool_parser.py"),
+    Format("minimax-m3", _minimax_m3, TEXT_SPECIALS["minimax-m3"], tokens=TEXT_TOKENS["minimax-m3"],
+           fit=_minimax_m3_fit, json_text=False, trailing=False,
+           evidence="vLLM parser/minimax_m3.py (docstring; the tool block ends the message) and the grammar its "
+           "server constrains M3 to (xgrammar builtin_structural_tag.py, minimax_m3_xml); sglang "
+           "function_call/minimax_m3.py"),
 )}
 assert tuple(FORMATS) == TEXT_FORMATS, "vocabulary.TEXT_FORMATS and strategies.markup.FORMATS must agree"

@@ -25,9 +25,13 @@ CALLS = (Written("get_weather", {"city": "Paris", "days": 3}, '{"city": "Paris",
 
 
 def case(fmt: str, calls=CALLS, before: str = "", after: str = "", batches: str | int = "one") -> Case:
-    """``calls`` written in ``fmt`` and cut into one batch, a token each (``"tokens"``), or ``n`` tokens each."""
+    """``calls`` written in ``fmt`` and cut into one batch, a token each (``"tokens"``), or ``n`` tokens each; each
+    call's arguments as the format can write them (its fit), as the strategies draw them."""
+    schemas = {t.name: t.parameters for t in TOOLS}
+    calls = [c if FORMATS[fmt].json_text else Written(c.name, value := FORMATS[fmt].fit(c.value, schemas[c.name]),
+                                                      json.dumps(value)) for c in calls]
     text = FORMATS[fmt].render(calls, before, [], after)
-    pieces = text_tokens(text, FORMATS[fmt].specials)
+    pieces = text_tokens(text, FORMATS[fmt].atoms)
     if batches == "one":
         pieces = [text]
     elif isinstance(batches, int):
@@ -54,7 +58,9 @@ def assert_reads_the_plain_rendering_back(target: Target, fmt: str) -> None:
     server hands on for a response it does not stream, gives back every call written, value for value (one
     call, two, and one tool twice)."""
     for calls in (CALLS[:1], CALLS, (CALLS[0], CALLS[0])):
-        got = answer(target, case(fmt, calls))["whole"]
+        written = case(fmt, calls)
+        calls = [Written(c.name, json.loads(c.arguments), c.arguments) for c in written.expected.calls]
+        got = answer(target, written)["whole"]
         assert [c["name"] for c in got["calls"]] == [c.name for c in calls], (fmt, got)
         assert all(same_value(json.loads(g["arguments"]), w.value) for g, w in zip(got["calls"], calls)), (fmt, got)
         assert got["content"].strip() == "", (fmt, got)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from toolfuzz.vocabulary import OUTPUT_KEPT, TEXT_FORMATS, TEXT_SPECIALS, Output, text_tokens
+from toolfuzz.vocabulary import OUTPUT_KEPT, TEXT_FORMATS, TEXT_SPECIALS, TEXT_TOKENS, Output, text_tokens
 
 
 def test_every_format_says_which_marks_are_one_token():
-    assert set(TEXT_SPECIALS) == set(TEXT_FORMATS)
+    assert set(TEXT_SPECIALS) == set(TEXT_FORMATS) and set(TEXT_TOKENS) <= set(TEXT_FORMATS)
+    # A mark is one special token or one plain token, never both.
+    assert all(not set(marks) & set(TEXT_SPECIALS[f]) for f, marks in TEXT_TOKENS.items())
 
 
 @given(st.text(max_size=40))

@@ -96,7 +96,7 @@ def _cases(draw: Any, fmt: Format, dialect: str, generators: tuple[tuple[Tool, A
     between = [_content(draw) for _ in written[1:]] if fmt.between else []
     after = _content(draw) if fmt.trailing else ""
     text = fmt.render(written, before, between, after)
-    pieces = text_tokens(text, fmt.specials)
+    pieces = text_tokens(text, fmt.atoms)
     # Where each call begins, for the batches and the features: its name, in order, after the content before it.
     # Where its arguments end, where the format writes them as their JSON text; else where the next begins.
     starts, ends, at = [], [], len(before)

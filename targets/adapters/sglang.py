@@ -48,7 +48,7 @@ PARSERS = {
     "deepseek-v3": "deepseekv3", "deepseek-v31": "deepseekv31", "kimi-k2": "kimi_k2", "pythonic": "pythonic",
     "internlm": "interns1", "cohere-command4": "cohere_command4", "apertus": "apertus2509",
     "qwen3-coder": "qwen3_coder", "glm47": "glm47", "deepseek-v32": "deepseekv32", "minimax-m2": "minimax-m2",
-    "kimi-k3": "kimi_k3", "step3": "step3", "glm45": "glm45",
+    "kimi-k3": "kimi_k3", "step3": "step3", "glm45": "glm45", "minimax-m3": "minimax-m3",
 }
 
 

@@ -70,7 +70,7 @@ PARSERS = {
     "hermes": "hermes", "qwen25": "hermes", "llama3": "llama3_json", "mistral": "mistral",
     "deepseek-v3": "deepseek_v3", "deepseek-v31": "deepseek_v31", "kimi-k2": "kimi_k2", "pythonic": "pythonic",
     "apertus": "apertus", "qwen3-coder": "qwen3_coder", "glm47": "glm47", "deepseek-v32": "deepseek_v32", "minimax-m2": "minimax_m2",
-    "kimi-k3": "kimi_k3", "step3": "step3", "glm45": "glm45",
+    "kimi-k3": "kimi_k3", "step3": "step3", "glm45": "glm45", "minimax-m3": "minimax_m3",
 }
 #: The model type vLLM's server reads to write a model family's own tool-call ids.
 _MODEL_TYPES = {"kimi-k2": "kimi_k2"}

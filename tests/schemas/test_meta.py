@@ -41,6 +41,7 @@ def test_the_verdict_and_the_place_are_the_metaschemas_own(schema):
     except SchemaError as e:
         expected = (list(e.path), e.message)
     meta._checked.clear()
+    meta._by_text.clear()
     error = schema_error(schema)
     assert (None if error is None else (list(error.path), error.message)) == expected
 
@@ -55,3 +56,25 @@ def test_45000_alike_properties_are_checked_as_one_shape():
     assert list(meta._shapes(big)["properties"]) == ["s0"]
     assert schema_error(big) is None
     assert schema_error(Draft7Validator.META_SCHEMA) is None
+
+
+def test_an_equal_schema_in_an_object_of_its_own_is_checked_once(monkeypatch):
+    # Fixtures loaded from files each hold their own copy of their tools' schemas.
+    checked = []
+    original = Draft202012Validator.check_schema.__func__
+    monkeypatch.setattr(Draft202012Validator, "check_schema",
+                        classmethod(lambda cls, schema: checked.append(schema) or original(cls, schema)))
+    meta._checked.clear()
+    meta._by_text.clear()
+    bad = {"type": "object", "properties": {"a": {"type": "nope"}}}
+    first = schema_error(bad)
+    again = schema_error({"type": "object", "properties": {"a": {"type": "nope"}}})
+    assert again is first and first.message.startswith("'nope' is not valid")
+    assert len(checked) == 2  # the shapes, then the whole schema for the place: once, for both copies
+    assert schema_error(settings(3)) is None and schema_error(settings(3)) is None and len(checked) == 3
+
+
+def test_a_tuple_is_not_taken_for_the_list_it_writes_as():
+    # The metaschema holds a tuple to be no array: the list's verdict is not the tuple's.
+    assert schema_error({"type": "object", "required": ["a"]}) is None
+    assert schema_error({"type": "object", "required": ("a",)}) is not None

@@ -153,3 +153,28 @@ def test_the_glm45_rendering_is_glm47_s_tags_each_on_a_line_of_its_own():
     assert FORMATS["glm45"].render([call, Written("ping", {}, "")], "Sure.", [], "Done.") == (
         "Sure.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
         "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\n<tool_call>ping\n</tool_call>")
+
+
+def test_the_minimax_m3_rendering_is_namespaced_elements_an_argument_a_line_items_as_item():
+    value = {"city": "Paris", "o": {"a": 1.5}, "l": [{"sku": "b1"}, {"sku": "b2"}], "e": [], "z": None}
+    m = "]<]minimax[>["
+    assert FORMATS["minimax-m3"].render([Written("order", value, ""), Written("ping", {}, "")], "Sure.", [],
+                                        "Done.") == (
+        f"Sure.{m}<tool_call>\n{m}<invoke name=\"order\">\n{m}<city>Paris{m}</city>\n"
+        f"{m}<o>\n{m}<a>1.5{m}</a>\n{m}</o>\n"
+        f"{m}<l>\n{m}<item>{m}<sku>b1{m}</sku>{m}</item>\n{m}<item>{m}<sku>b2{m}</sku>{m}</item>\n{m}</l>\n"
+        f"{m}<e>{m}</e>\n{m}<z>null{m}</z>\n{m}</invoke>\n{m}<invoke name=\"ping\">\n{m}</invoke>\n{m}</tool_call>")
+    # Typed by the schema all the way down, keys the schema names as tags, and no namespace mark in a text.
+    schema = {"type": "object", "properties": {
+        "s": {"type": "string"}, "n": {"type": "integer"}, "u": {}, " pad": {"type": "string"},
+        "t": {"type": "string"}, "o": {"type": "object", "properties": {"a": {"type": "number"}}},
+        "p": {"type": "object", "properties": {"a": {"type": "number"}}},
+        "l": {"type": "array", "items": {"type": "integer"}}, "q": {"type": "array", "items": {"type": "integer"}}}}
+    value = {"s": " x <b>", "n": "5", "u": 3, " pad": "x", "t": f"a{m}b", "o": {"a": 2}, "p": {"a": 1, "b": 2},
+             "l": [1, 2], "q": [1, "2"]}
+    assert FORMATS["minimax-m3"].fit(value, schema) == {"s": " x <b>", "o": {"a": 2}, "l": [1, 2]}
+
+
+def test_minimax_m3_s_namespace_is_one_token_that_is_text_not_special():
+    fmt = FORMATS["minimax-m3"]
+    assert fmt.specials == () and fmt.atoms == ("]<]minimax[>[",)

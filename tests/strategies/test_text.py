@@ -24,12 +24,19 @@ def test_each_case_is_of_one_format_and_its_batches_are_that_format_s_text():
         text = b"".join(case.reads).decode()
         assert case.expected.calls and all(c.name in text for c in case.expected.calls)
         assert all(mark in text for mark in fmt.specials[:1])
+        # No batch ends inside a mark its tokenizer holds as one token, special or not.
+        cuts = [sum(len(r.decode()) for r in case.reads[:k]) for k in range(1, len(case.reads))]
+        assert not [(cut, m) for m in fmt.atoms for at in _starts(text, m) for cut in cuts if at < cut < at + len(m)]
         for call in case.expected.calls:
             json.loads(call.arguments)  # what the model wrote is always one JSON value
         assert case.events == () and case.expected.content is not None
         # Rendering the plan again gives the same case, byte for byte: what reduction relies on.
         assert planner.render(case.plan) == case
     assert seen == set(TEXT_DIALECTS)
+
+
+def _starts(text: str, mark: str) -> list[int]:
+    return [m.start() for m in re.finditer(re.escape(mark), text)]
 
 
 def test_the_plainest_case_is_one_call_no_content_one_batch():

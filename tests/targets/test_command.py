@@ -399,14 +399,13 @@ def test_bad_cmd_specs_are_one_clear_error(spec, words):
 # -- every program ends with the run ------------------------------------------
 
 SPINNER = textwrap.dedent('''
-    import json, sys
+    import json, sys, time
     print(json.dumps({"protocol": "toolfuzz-subprocess/1", "name": "spinner"}), flush=True)
     for line in sys.stdin:
         # Deaf to its stdin on the first case and on the one that confirms its time-out (twice as long):
         # the harness counts cases across restarts, so from the third on it answers.
         if json.loads(line)["case"] in (1, 2):
-            while True:
-                pass
+            time.sleep(3600)  # asleep, not spinning: as deaf, and no core is kept from the tests beside it
         print(json.dumps({"calls": []}), flush=True)
 ''')
 
@@ -452,12 +451,11 @@ def test_a_program_behind_a_shell_that_outstays_its_stdin_ends_with_the_run(tmp_
 
 
 SPINNING = textwrap.dedent('''
-    import json, pathlib, sys
+    import json, pathlib, sys, time
     print(json.dumps({"protocol": "toolfuzz-subprocess/1", "name": "spinning"}), flush=True)
     for line in sys.stdin:
         pathlib.Path(sys.argv[1]).touch()
-        while True:
-            pass
+        time.sleep(3600)
 ''')
 
 
