@@ -320,9 +320,9 @@ def _step3_fit(value: Any, parameters: Any) -> Any:
 
 
 _M3 = TEXT_TOKENS["minimax-m3"][0]
-#: A MiniMax M3 element's name, as both engines read a tag back: up to its ``>``, no ``<``, not opening with ``/``
-#: (a closing tag), no white space at either end (sglang strips a tag's name, vLLM keeps it).
-_M3_TAG = re.compile(r"[^<>/\s](?:[^<>]*[^<>\s])?")
+#: A MiniMax M3 element's name, as both engines read a tag back: a ``<parameter=NAME>``'s name (no ``<`` or ``>``,
+#: no white space at either end: sglang strips a tag's name, vLLM keeps it) not opening with ``/`` (a closing tag).
+_M3_TAG = re.compile("(?!/)" + _PARAMETER.pattern)
 
 
 def _m3_fits(value: Any, schema: Any) -> bool:
